@@ -1,0 +1,1 @@
+"""Matches of Tute: the Django app around the pure rules engine in ``games.engine``."""

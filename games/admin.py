@@ -1,0 +1,1 @@
+"""Admin registrations of the games app (none yet)."""

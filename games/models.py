@@ -1,0 +1,1 @@
+"""Models of the games app: they store matches; the rules live in games.engine (none yet)."""

@@ -1,0 +1,1 @@
+"""Players and their API tokens."""

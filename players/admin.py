@@ -1,0 +1,1 @@
+"""Admin registrations of the players app (none yet)."""

@@ -1,0 +1,122 @@
+"""Errors as data: every error leaves the service as RFC 9457 problem details.
+
+A problem is a JSON object served as ``application/problem+json`` with the members ``type``,
+``title``, ``status``, ``detail`` and ``code`` (stable and machine-readable), plus any extra
+members the error carries. Raise an :class:`ApiError` subclass from a view or service::
+
+    class NotYourTurn(ApiError):
+        status_code = 422
+        default_code = "not_your_turn"
+        default_detail = "It is not your turn."
+
+    raise NotYourTurn(seat=2)
+
+DRF's own exceptions keep their stable codes (``invalid``, ``parse_error``,
+``not_authenticated``, ``authentication_failed``, ``permission_denied``, ``not_found``,
+``method_not_allowed``, ``not_acceptable``, ``unsupported_media_type``, ``throttled``), and the
+Django handlers below answer the same way outside DRF views. Any other exception is left to
+Django: it is logged and becomes a 500 ``server_error``.
+"""
+
+from __future__ import annotations
+
+import math
+from http import HTTPStatus
+from typing import Any
+
+from django.http import HttpRequest, JsonResponse
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.views import exception_handler as drf_exception_handler
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+PROBLEM_TYPE_PREFIX = "urn:tute:problem:"
+
+
+class ApiError(exceptions.APIException):
+    """Base class of the service's errors: a status, a stable code, a detail and extra members.
+
+    Subclasses set ``status_code``, ``default_code`` and ``default_detail`` (and may set
+    ``title``); keyword arguments given to the constructor become extra problem members.
+    """
+
+    status_code = 400
+    default_code = "error"
+    default_detail = "The request could not be processed."
+    title: str | None = None
+
+    def __init__(self, detail: str | None = None, code: str | None = None, **extra: Any) -> None:
+        super().__init__(detail, code)
+        self.extra = extra
+
+
+def problem(
+    status: int,
+    code: str,
+    detail: str,
+    title: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The problem-details body for an error; the standard members win over extra ones."""
+    return {
+        **(extra or {}),
+        "type": PROBLEM_TYPE_PREFIX + code,
+        "title": title or HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "code": code,
+    }
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's ``EXCEPTION_HANDLER``: DRF's own handling, with the body rendered as a problem."""
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None  # Not an API error: Django logs it and answers 500 (see server_error).
+    if isinstance(exc, exceptions.APIException):
+        api_exc = exc
+    else:  # Django's Http404 and PermissionDenied, which DRF turned into a response.
+        api_exc = exceptions.NotFound() if response.status_code == 404 else exceptions.PermissionDenied()
+    response.data = _problem_from_api_exception(api_exc, response.status_code)
+    response.content_type = PROBLEM_CONTENT_TYPE
+    return response
+
+
+def _problem_from_api_exception(exc: exceptions.APIException, status: int) -> dict[str, Any]:
+    extra: dict[str, Any] = dict(getattr(exc, "extra", {}))
+    if isinstance(exc, exceptions.ValidationError):
+        errors = exc.detail
+        if not isinstance(errors, dict):
+            errors = {api_settings.NON_FIELD_ERRORS_KEY: errors}
+        extra["errors"] = errors
+        code, detail = "invalid", str(exceptions.ValidationError.default_detail)
+    else:
+        code = getattr(exc.detail, "code", None) or exc.default_code
+        detail = str(exc.detail)
+    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+        extra["retry_after"] = math.ceil(exc.wait)
+    return problem(status, code, detail, getattr(exc, "title", None), extra)
+
+
+def problem_response(status: int, code: str, detail: str) -> JsonResponse:
+    return JsonResponse(problem(status, code, detail), status=status, content_type=PROBLEM_CONTENT_TYPE)
+
+
+# Django's error views (handler400/403/404/500 in tute_api.urls): JSON for paths outside DRF views.
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> JsonResponse:
+    return problem_response(400, "bad_request", "The request could not be understood.")
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> JsonResponse:
+    return problem_response(403, "permission_denied", str(exceptions.PermissionDenied.default_detail))
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> JsonResponse:
+    return problem_response(404, "not_found", str(exceptions.NotFound.default_detail))
+
+
+def server_error(request: HttpRequest) -> JsonResponse:
+    return problem_response(500, "server_error", "A server error occurred.")

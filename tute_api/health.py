@@ -1,0 +1,71 @@
+"""Liveness and readiness probes: ``GET /healthz`` and ``GET /readyz``.
+
+``/healthz`` says the process answers; it touches nothing else. ``/readyz`` says the service can
+do its work: the database answers a query and, when ``CELERY_BROKER_URL`` is set, the broker
+accepts a connection. It answers 503 with the failing checks and a reason otherwise.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+from kombu import Connection
+
+logger = logging.getLogger(__name__)
+
+OK = "ok"
+NOT_CONFIGURED = "not configured"
+PASSING = (OK, NOT_CONFIGURED)
+
+
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    return JsonResponse({"status": OK})
+
+
+@never_cache
+@require_GET
+def readyz(request: HttpRequest) -> JsonResponse:
+    checks = {"database": check_database(), "broker": check_broker()}
+    failures = [f"{name} {result}" for name, result in checks.items() if result not in PASSING]
+    if failures:
+        reason = "; ".join(failures)
+        logger.warning("Not ready: %s", reason)
+        return JsonResponse({"status": "unavailable", "checks": checks, "reason": reason}, status=503)
+    return JsonResponse({"status": OK, "checks": checks})
+
+
+def check_database() -> str:
+    """``"ok"`` when the default database answers ``SELECT 1``, else why not."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as exc:
+        return _describe(exc)
+    return OK
+
+
+def check_broker() -> str:
+    """``"ok"`` when the broker accepts a connection, ``"not configured"`` without one."""
+    url = settings.CELERY_BROKER_URL
+    if not url:
+        return NOT_CONFIGURED  # Tasks run in process.
+    timeout = settings.HEALTH_CHECK_TIMEOUT
+    transport_options = {"socket_timeout": timeout, "socket_connect_timeout": timeout}
+    try:
+        with Connection(url, connect_timeout=timeout, transport_options=transport_options) as conn:
+            conn.ensure_connection(max_retries=0)
+    except Exception as exc:
+        return _describe(exc)
+    return OK
+
+
+def _describe(exc: Exception) -> str:
+    return f"unreachable ({type(exc).__name__}: {exc})"[:300]

@@ -1,0 +1,25 @@
+"""The project's URLs: probes, the OpenAPI schema and docs, the API under /api/v1/, the admin."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from tute_api import health
+
+# The versioned API. Later issues add each app's routes here, e.g.
+# path("players/", include("players.urls")).
+api_v1_urlpatterns: list[object] = []
+
+urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/v1/", include((api_v1_urlpatterns, "api_v1"))),
+    path("admin/", admin.site.urls),
+]
+
+handler400 = "tute_api.errors.bad_request"
+handler403 = "tute_api.errors.permission_denied"
+handler404 = "tute_api.errors.page_not_found"
+handler500 = "tute_api.errors.server_error"
