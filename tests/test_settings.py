@@ -1,0 +1,93 @@
+"""Settings come from the environment; production mode passes ``manage.py check --deploy``."""
+
+import os
+import secrets
+import subprocess
+import sys
+
+from django.conf import settings
+
+from tute_api.settings import BASE_DIR
+
+CONFIG_VARIABLES = (
+    "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "DATABASE_URL",
+    "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS", "SECURE_HSTS_PRELOAD", "USE_X_FORWARDED_PROTO", "LOG_LEVEL",
+    "HEALTH_CHECK_TIMEOUT",
+)  # fmt: skip
+
+
+def run_django(*args: str, **config: str) -> subprocess.CompletedProcess[str]:
+    """Run ``python <args>`` in the project with only ``config`` as the service's environment."""
+    env = {k: v for k, v in os.environ.items() if k not in CONFIG_VARIABLES}
+    env |= {"DJANGO_SETTINGS_MODULE": "tute_api.settings", **config}
+    return subprocess.run([sys.executable, *args], cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=60)
+
+
+def production_env() -> dict[str, str]:
+    return {
+        "DEBUG": "false",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "tute.example.com",
+        "DATABASE_URL": "sqlite:////tmp/tute-api-deploy-check.sqlite3",
+    }
+
+
+def print_setting(expression: str, **config: str) -> str:
+    code = f"import django; django.setup(); from django.conf import settings; print(repr(({expression})))"
+    result = run_django("-c", code, **config)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_production_mode_passes_check_deploy_with_no_warnings():
+    result = run_django("manage.py", "check", "--deploy", "--fail-level", "WARNING", **production_env())
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
+    assert "WARNING" not in result.stdout + result.stderr
+    assert "ERROR" not in result.stdout + result.stderr
+
+
+def test_production_mode_refuses_to_start_without_a_secret_key():
+    env = production_env()
+    del env["SECRET_KEY"]
+    result = run_django("manage.py", "check", **env)
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
+
+
+def test_production_mode_refuses_the_development_secret_key():
+    from tute_api import settings as project_settings
+
+    env = production_env() | {"SECRET_KEY": project_settings._DEVELOPMENT_SECRET_KEY}
+    result = run_django("manage.py", "check", **env)
+    assert result.returncode != 0
+    assert "SECRET_KEY is the development key" in result.stderr
+
+
+def test_defaults_are_development_sqlite_under_var_and_eager_tasks():
+    expression = (
+        "settings.DEBUG, settings.DATABASES['default']['NAME'], "
+        "settings.CELERY_TASK_ALWAYS_EAGER, settings.ALLOWED_HOSTS"
+    )
+    assert print_setting(expression) == repr((True, str(BASE_DIR / "var" / "db.sqlite3"), True, []))
+
+
+def test_database_url_and_broker_url_are_read_from_the_environment():
+    expression = (
+        "settings.DATABASES['default']['ENGINE'], settings.DATABASES['default']['NAME'], "
+        "settings.CELERY_BROKER_URL, settings.CELERY_TASK_ALWAYS_EAGER"
+    )
+    config = {
+        "DATABASE_URL": "postgres://tute@db.example:5432/tute",
+        "CELERY_BROKER_URL": "redis://broker.example:6379/0",
+    }
+    assert print_setting(expression, **config) == repr(
+        ("django.db.backends.postgresql", "tute", "redis://broker.example:6379/0", False)
+    )
+
+
+def test_the_test_run_uses_a_json_only_api():
+    rest = settings.REST_FRAMEWORK
+    assert rest["DEFAULT_RENDERER_CLASSES"] == ["rest_framework.renderers.JSONRenderer"]
+    assert rest["DEFAULT_PARSER_CLASSES"] == ["rest_framework.parsers.JSONParser"]
