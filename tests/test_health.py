@@ -1,0 +1,76 @@
+"""GET /healthz (the process answers) and GET /readyz (database and broker reachable)."""
+
+import socket
+import time
+
+import pytest
+from django.conf import settings
+from django.db import OperationalError
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.django_db
+def test_healthz_answers_ok_without_touching_the_database(client, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {"status": "ok"}
+
+
+def test_healthz_is_get_only(client):
+    assert client.post("/healthz").status_code == 405
+
+
+@pytest.mark.django_db
+def test_readyz_is_ready_without_a_broker(client, settings):
+    settings.CELERY_BROKER_URL = None
+    response = client.get("/readyz")
+    assert response.status_code == 200
+    assert response.json() == {
+        "status": "ok",
+        "checks": {"database": "ok", "broker": "not configured"},
+    }
+
+
+@pytest.mark.django_db
+def test_readyz_checks_the_configured_broker(client):
+    if not settings.CELERY_BROKER_URL:
+        pytest.skip("NO BROKER CONFIGURED: set CELERY_BROKER_URL to check /readyz against it.")
+    response = client.get("/readyz")
+    assert response.status_code == 200, response.json()
+    assert response.json()["checks"] == {"database": "ok", "broker": "ok"}
+
+
+@pytest.mark.django_db
+def test_readyz_is_503_when_the_broker_is_unreachable(client, settings):
+    settings.CELERY_BROKER_URL = f"redis://127.0.0.1:{closed_port()}/0"
+    settings.HEALTH_CHECK_TIMEOUT = 0.5
+    started = time.monotonic()
+    response = client.get("/readyz")
+    assert time.monotonic() - started < 5
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "unavailable"
+    assert body["checks"]["database"] == "ok"
+    assert body["checks"]["broker"].startswith("unreachable")
+    assert body["reason"].startswith("broker unreachable")
+
+
+@pytest.mark.django_db
+def test_readyz_is_503_when_the_database_fails(client, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr("django.db.backends.utils.CursorWrapper.execute", refuse)
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["checks"]["database"] == "unreachable (OperationalError: connection refused)"
+    assert "database unreachable" in body["reason"]
