@@ -1,0 +1,31 @@
+# The tute-api image: gunicorn by default; the same image runs the Celery worker and beat.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    DJANGO_SETTINGS_MODULE=tute_api.settings \
+    DEBUG=false \
+    PORT=8000
+
+WORKDIR /app
+
+# The dependencies first (a layer that changes only with pyproject.toml); the code runs from /app.
+COPY pyproject.toml ./
+RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
+    && pip install -r /tmp/requirements.txt
+
+COPY manage.py ./
+COPY tute_api ./tute_api
+COPY games ./games
+COPY players ./players
+# collectstatic needs a SECRET_KEY to load the settings; this one only lives in this build step.
+RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
+    && useradd --system --home-dir /app --no-create-home tute \
+    && chown -R tute /app/var
+
+USER tute
+EXPOSE 8000
+
+CMD ["sh", "-c", "exec gunicorn tute_api.wsgi:application --bind 0.0.0.0:${PORT} --workers ${WEB_CONCURRENCY:-2} --access-logfile -"]

@@ -1,0 +1,63 @@
+"""docker-compose.yml, checked without Docker: the services, their health checks and environment."""
+
+import re
+from typing import Any
+
+import pytest
+import yaml
+
+from tute_api.settings import BASE_DIR
+
+APP_SERVICES = ("web", "worker", "beat")
+APP_ENVIRONMENT = ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CELERY_BROKER_URL")
+
+
+@pytest.fixture(scope="module")
+def services() -> dict[str, Any]:
+    with (BASE_DIR / "docker-compose.yml").open() as f:
+        return yaml.safe_load(f)["services"]
+
+
+def test_the_stack_has_its_services(services):
+    assert {"postgres", "redis", "web", "worker", "beat"} <= set(services)
+
+
+@pytest.mark.parametrize("name", ["postgres", "redis", "web", "worker", "beat"])
+def test_each_long_running_service_has_a_health_check(services, name):
+    healthcheck = services[name]["healthcheck"]
+    assert healthcheck["test"][0] in ("CMD", "CMD-SHELL")
+    assert healthcheck["interval"] and healthcheck["retries"]
+
+
+@pytest.mark.parametrize("name", APP_SERVICES)
+def test_app_services_are_configured_for_production(services, name):
+    service = services[name]
+    environment = service["environment"]
+    assert set(APP_ENVIRONMENT) <= set(environment)
+    assert environment["DEBUG"] == "false"
+    assert environment["DATABASE_URL"].startswith("postgres://")
+    assert environment["DATABASE_URL"].split("@")[1].startswith("postgres:")
+    assert environment["CELERY_BROKER_URL"].startswith("redis://redis:")
+    assert re.fullmatch(r"\$\{SECRET_KEY:\?.+\}", environment["SECRET_KEY"]), "never a fixed key"
+    assert service["build"] == "."
+    assert service["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+
+
+def test_web_runs_gunicorn_from_the_image_and_checks_readiness(services):
+    web = services["web"]
+    assert "command" not in web  # the Dockerfile's CMD: gunicorn
+    assert "8000:8000" in web["ports"]
+    assert "/readyz" in " ".join(web["healthcheck"]["test"])
+    dockerfile = (BASE_DIR / "Dockerfile").read_text()
+    assert "gunicorn tute_api.wsgi:application" in dockerfile
+
+
+def test_worker_and_beat_run_celery(services):
+    assert services["worker"]["command"][:4] == ["celery", "-A", "tute_api", "worker"]
+    assert services["beat"]["command"][:4] == ["celery", "-A", "tute_api", "beat"]
+
+
+def test_migrations_run_once_before_the_app(services):
+    migrate = services["migrate"]
+    assert migrate["command"] == ["python", "manage.py", "migrate", "--noinput"]
+    assert migrate["depends_on"]["postgres"]["condition"] == "service_healthy"
