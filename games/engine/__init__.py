@@ -1,0 +1,46 @@
+"""The rules of Tute (``../shared/RULES.md``) as a small, pure library.
+
+No Django, no I/O: a match is a :class:`State`; :func:`new_match` deals it, :func:`legal_actions`
+lists what the seat to act may do, :func:`apply_action` (or :func:`push`, in place) plays,
+:func:`view` and :func:`redact` decide what each seat may see.
+"""
+
+from .cards import CODES, SUITS
+from .errors import Code, EngineError, IllegalAction, InvalidOptions
+from .game import Step, apply_action, current_seat, legal_actions, new_match, play_card, push, rules_of
+from .options import VARIANTS, Option, VariantInfo, validate_options, variant_info
+from .replay import actions_of, replay
+from .state import Event, State, from_json, to_json
+from .tricks import legal_cards
+from .views import redact, view
+
+__all__ = [
+    "CODES",
+    "SUITS",
+    "VARIANTS",
+    "Code",
+    "EngineError",
+    "Event",
+    "IllegalAction",
+    "InvalidOptions",
+    "Option",
+    "State",
+    "Step",
+    "VariantInfo",
+    "actions_of",
+    "apply_action",
+    "current_seat",
+    "from_json",
+    "legal_actions",
+    "legal_cards",
+    "new_match",
+    "play_card",
+    "push",
+    "redact",
+    "replay",
+    "rules_of",
+    "to_json",
+    "validate_options",
+    "variant_info",
+    "view",
+]

@@ -1,0 +1,291 @@
+"""The flow of a match: deal, auction, tricks, end of hand, end of match.
+
+The public surface, in the spirit of OpenSpiel and python-chess::
+
+    step = new_match("clasico", {}, seed=7)        # Step(state, events)
+    seat = current_seat(step.state)
+    action = legal_actions(step.state, seat)[0]     # {"type": "play", "card": "O1"}
+    step = apply_action(step.state, seat, action)   # a new state; the old one is untouched
+    events = push(state, seat, action)              # the same, in place (bots, benchmarks)
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
+
+from .auction import bid_amounts, check_bid, record_bid
+from .cards import CODES, POINTS, SUITS, cards_of, parse, parse_suit
+from .declarations import declare_tute
+from .errors import Code, IllegalAction
+from .options import validate_options
+from .state import Event, Log, State
+from .tricks import legal_cards, refuse_card
+from .variants import Variant, rules_for
+
+_SYSTEM_RANDOM = secrets.SystemRandom()
+
+
+class Step(NamedTuple):
+    """A state and the events that produced it."""
+
+    state: State
+    events: list[Event]
+
+
+def rules_of(state: State) -> Variant:
+    """The variant's rules for this state's options."""
+    rules: Variant = state.rules
+    return rules
+
+
+def new_match(
+    variant: str,
+    options: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+    *,
+    first_dealer: int | None = None,
+    decks: Iterable[Iterable[int]] = (),
+) -> Step:
+    """A new match with its first hand dealt.
+
+    With a ``seed`` every deal is reproducible (C12); without one the deals come from the
+    operating system's secure generator. ``first_dealer`` and ``decks`` replay recorded deals.
+    """
+    checked = validate_options(variant, options)
+    state = State.__new__(State)
+    state.variant, state.options, state.seed = variant, checked, seed
+    rules = state.rules = rules_for(variant, checked)
+    n = state.players = rules.players
+    if first_dealer is None:  # C11: the first dealer is drawn at random
+        first_dealer = random.Random(f"{seed}:dealer").randrange(n) if seed is not None else secrets.randbelow(n)
+    state.status, state.hand_number, state.dealer = "active", 0, first_dealer
+    state.scoreboard, state.results, state.winners = [0] * rules.sides, [], None
+    state.decks = [list(deck) for deck in decks]
+    events: list[Event] = []
+    _start_hand(state, rules, events)
+    return Step(state, events)
+
+
+def current_seat(state: State) -> int | None:
+    """The seat to act, or None once the match is over."""
+    return state.turn if state.turn >= 0 else None
+
+
+def legal_actions(state: State, seat: int | None = None) -> list[dict[str, Any]]:
+    """Every action the seat to act may take, in a fixed order, shaped as the API posts them.
+
+    Given a ``seat`` that is not to act, the list is empty.
+    """
+    if state.turn < 0 or (seat is not None and seat != state.turn):
+        return []
+    if state.phase == "play":
+        return [{"type": "play", "card": CODES[c]} for c in cards_of(legal_cards(state))]
+    if state.phase == "auction":
+        bids = [{"type": "bid", "amount": a} for a in bid_amounts(state, state.rules)]
+        return [{"type": "pass"}, *bids]
+    return [{"type": "choose_trump", "suit": suit} for suit in SUITS]
+
+
+def apply_action(state: State, seat: int, action: Mapping[str, Any]) -> Step:
+    """The state after ``seat`` takes ``action``, and its events; ``state`` itself is not changed.
+
+    Raises :class:`IllegalAction` with the code of the rule broken.
+    """
+    new = state.copy()
+    return Step(new, push(new, seat, action))
+
+
+def push(state: State, seat: int, action: Mapping[str, Any]) -> list[Event]:
+    """Apply an action in place; returns its events. An illegal action raises and changes nothing."""
+    if state.status != "active":
+        raise IllegalAction(Code.MATCH_NOT_ACTIVE, "the match is over")
+    if seat != state.turn:
+        raise IllegalAction(Code.NOT_YOUR_TURN, f"it is seat {state.turn}'s turn, not seat {seat}'s")
+    kind = action.get("type") if isinstance(action, Mapping) else None
+    expected = {"auction": ("bid", "pass"), "trump_choice": ("choose_trump",), "play": ("play",)}[state.phase]
+    if kind not in ("play", "bid", "pass", "choose_trump"):
+        raise IllegalAction(Code.INVALID_ACTION, f"unknown action type {kind!r}")
+    if kind not in expected:
+        raise IllegalAction(
+            Code.ACTION_NOT_ALLOWED_NOW, f"{kind!r} is not allowed now; expected {' or '.join(expected)}"
+        )
+    events: list[Event] = []
+    if kind == "play":
+        play_card(state, _card_of(state, action.get("card")), events)
+    elif kind == "choose_trump":
+        _choose_trump(state, action.get("suit"), events)
+    else:
+        _bid(state, action.get("amount", 0) if kind == "bid" else 0, kind, events)
+    return events
+
+
+def play_card(state: State, card: int, events: Log) -> None:
+    """The seat to act plays ``card``, which must be one of :func:`legal_cards` (C5)."""
+    seat = state.turn
+    bit = 1 << card
+    state.hands[seat] ^= bit
+    state.played |= bit
+    trick = state.trick
+    if not trick:
+        state.winning_card, state.winning_seat = card, seat
+    else:  # C6: the highest trump, else the highest card of the led suit
+        best = state.winning_card
+        if card // 10 == best // 10 and card > best or card // 10 == state.trump != best // 10:
+            state.winning_card, state.winning_seat = card, seat
+    trick.append(card)
+    if events is not None:
+        events.append({"type": "card_played", "seat": seat, "data": {"card": CODES[card]}})
+    if len(trick) < state.players:
+        state.turn = (seat + 1) % state.players
+    else:
+        _finish_trick(state, events)
+
+
+def _play_of(seat: int, card: int) -> dict[str, Any]:
+    return {"seat": seat, "card": CODES[card]}
+
+
+def _card_of(state: State, name: object) -> int:
+    try:
+        card = parse(name)
+    except KeyError:
+        raise IllegalAction(Code.INVALID_ACTION, f"{name!r} is not a card; cards are written like O1 or E12") from None
+    if not legal_cards(state) >> card & 1:
+        raise refuse_card(state, card)
+    return card
+
+
+def _choose_trump(state: State, letter: object, events: Log) -> None:
+    try:
+        suit = parse_suit(letter)
+    except KeyError:
+        raise IllegalAction(Code.INVALID_SUIT, f"{letter!r} is not a suit; suits are O, C, E, B") from None
+    state.trump = suit  # SU4, SP2: the highest bidder chooses trump and leads
+    state.phase = "play"
+    state.lead = state.turn
+    if events is not None:
+        events.append({"type": "trump_chosen", "seat": state.turn, "data": {"suit": SUITS[suit]}})
+
+
+def _bid(state: State, amount: object, kind: str, events: Log) -> None:
+    rules = state.rules
+    if kind == "bid":
+        if type(amount) is not int:
+            raise IllegalAction(Code.INVALID_ACTION, f"a bid's amount must be a whole number; got {amount!r}")
+        check_bid(state, rules, amount)
+    else:
+        amount = 0
+    if not record_bid(state, rules, state.turn, amount, events):
+        return
+    if state.high_bidder < 0:  # SU3, SP2: nobody bid; the hand is passed
+        _finish_hand(state, rules, events)
+        return
+    state.soloist = state.high_bidder
+    state.phase, state.turn = "trump_choice", state.soloist
+
+
+def _finish_trick(state: State, events: Log) -> None:
+    """C6: the trick's winner takes its points and leads the next, after the declarations."""
+    rules: Variant = state.rules
+    winner, trick, lead = state.winning_seat, state.trick, state.lead
+    points = sum(map(POINTS.__getitem__, trick))
+    last = not any(state.hands)
+    if last:
+        points += 10  # C4: diez de últimas
+    state.taken[winner] += points
+    state.tricks_won[winner] += 1
+    state.last_won[winner] = state.trick_number
+    state.trick_number += 1
+    state.last_trick, state.last_lead, state.trick = trick, lead, []
+    state.tricks.append([lead, trick])
+    seats = rules.seats_from[lead]
+    if events is not None:
+        events.append({
+            "type": "trick_won",
+            "seat": winner,
+            "data": {"trick": list(map(_play_of, seats, trick)), "points": points, "last": last},
+        })
+    state.turn = state.lead = winner
+    if rules.after_trick(state, winner, last, events) or last:
+        _finish_hand(state, rules, events)
+
+
+def _start_hand(state: State, rules: Variant, events: Log) -> None:
+    n = rules.players
+    state.hand_number += 1
+    deck = _next_deck(state, rules)
+    state.hands, state.seen, state.played = [0] * n, [0] * n, 0
+    state.trump, state.trump_card, state.face_up, state.stock = -1, -1, -1, []
+    state.trick, state.last_trick, state.trick_number, state.tricks = [], [], 0, []
+    state.winning_card, state.winning_seat, state.last_lead = -1, -1, -1
+    state.taken, state.sung_points = [0] * n, [0] * n
+    state.tricks_won, state.last_won = [0] * n, [-1] * n
+    state.sung, state.cantos, state.tute = 0, [], None
+    state.bids, state.passed, state.auction_turns = [], 0, 0
+    state.high_bid, state.high_bidder, state.soloist = 0, -1, -1
+    rules.deal(state, deck)
+    mano = (state.dealer + 1) % n
+    if events is not None:
+        events.append({
+            "type": "hand_started",
+            "seat": None,
+            "data": {
+                "hand": state.hand_number,
+                "dealer": state.dealer,
+                "mano": mano,
+                "deck": [CODES[c] for c in deck],
+                "hands": [[CODES[c] for c in cards_of(h)] for h in state.hands],
+                "trump": SUITS[state.trump] if state.trump >= 0 else None,
+                "trump_card": CODES[state.trump_card] if state.trump_card >= 0 else None,
+                "face_up": CODES[state.face_up] if state.face_up >= 0 else None,
+                "stock": [CODES[c] for c in reversed(state.stock)],
+            },
+        })
+    state.phase = "auction" if rules.auction else "play"
+    state.turn = state.lead = mano  # C11, CL2, SU2, D1: the mano bids or leads first
+    tute_on_deal = rules.tute and state.options.get("tute_on_deal")  # C9: a tute straight from the deal
+    if tute_on_deal and any(declare_tute(state, (mano + i) % n, events) for i in range(n)):
+        _finish_hand(state, rules, events)
+
+
+def _next_deck(state: State, rules: Variant) -> list[int]:
+    """C12: a recorded deal when replaying, else a seeded or a secure shuffle."""
+    if state.decks:
+        return state.decks.pop(0)
+    deck = cards_of(rules.deck)
+    if state.seed is not None:
+        draw = random.Random(f"{state.seed}:{state.hand_number}").random
+        deck.sort(key=lambda _: draw())  # a uniform shuffle, twice as fast as random.shuffle
+    else:
+        _SYSTEM_RANDOM.shuffle(deck)
+    return deck
+
+
+def _finish_hand(state: State, rules: Variant, events: Log) -> None:
+    """Score the hand (or record it passed), then end the match or deal the next hand."""
+    if state.soloist < 0 and rules.auction:
+        result: dict[str, Any] = {"passed": True}
+    else:
+        result = rules.score_hand(state)
+        if state.tute is not None:
+            result["tute"] = {"seat": state.tute[0], "kind": ("kings", "knights")[state.tute[1]]}
+    result = {"hand": state.hand_number, "dealer": state.dealer, **result, "scoreboard": list(state.scoreboard)}
+    state.results.append(result)
+    if events is not None:
+        events.append({"type": "hand_finished", "seat": None, "data": result})
+    winners = rules.match_winners(state)
+    if winners is not None:
+        state.status, state.phase, state.turn, state.winners = "finished", "over", -1, winners
+        seats = [s for s in range(rules.players) if rules.side_of(s) in winners]
+        if events is not None:
+            events.append({
+                "type": "match_finished",
+                "seat": None,
+                "data": {"winners": winners, "winner_seats": seats, "scoreboard": list(state.scoreboard)},
+            })
+        return
+    state.dealer = (state.dealer + 1) % rules.players  # C11: the deal passes to the next seat
+    _start_hand(state, rules, events)

@@ -1,0 +1,149 @@
+"""The state of a match: one mutable value with slots, cheap to copy, lossless to JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import CODES, cards_of, codes, mask_of, parse
+
+Event = dict[str, Any]
+"""An event as the log stores it: ``{"type": str, "seat": int | None, "data": dict}``."""
+
+Log = list[Event] | None
+"""Where the functions that change a state record their events; None to simulate without a record."""
+
+PHASES = ("auction", "trump_choice", "play", "over")
+
+# Fields holding plain JSON values (ints, strings, lists of ints, dicts of JSON).
+_PLAIN = (
+    "variant", "options", "seed", "players", "status", "hand_number", "dealer", "scoreboard",
+    "results", "winners", "phase", "turn", "lead", "trick_number", "winning_seat", "trump",
+    "last_lead", "taken", "sung_points", "tricks_won", "last_won", "sung", "bids", "passed",
+    "auction_turns", "high_bid", "high_bidder", "soloist", "cantos", "tute", "decks", "tricks",
+)
+# Fields holding one card (-1 for none), a list of cards, or a list of bit sets of cards.
+_CARD = ("trump_card", "face_up", "winning_card")
+_CARD_LIST = ("trick", "last_trick", "stock")
+_MASK_LIST = ("hands", "seen")
+_MASK = ("played",)
+
+
+class State:
+    """Everything about a match: the scoreboard, and the hand being played.
+
+    Build one with :func:`games.engine.new_match`; change it only through
+    :func:`games.engine.push` / :func:`games.engine.apply_action`.
+    Cards are ints and sets of cards bit sets (see :mod:`games.engine.cards`).
+    """
+
+    __slots__ = (*_PLAIN, *_CARD, *_CARD_LIST, *_MASK_LIST, *_MASK, "rules")
+
+    variant: str
+    options: dict[str, Any]
+    seed: int | None
+    players: int
+    status: str  # "active" or "finished"
+    hand_number: int
+    dealer: int
+    scoreboard: list[int]  # per side: games won, CABRÓN letters, or points
+    results: list[dict[str, Any]]  # one summary per finished hand
+    winners: list[int] | None  # winning sides once finished
+    phase: str  # one of PHASES
+    turn: int  # seat to act, -1 for none
+    lead: int  # seat that led the trick in progress
+    trick_number: int  # tricks completed in this hand
+    winning_seat: int
+    trump: int  # suit, -1 for none yet
+    last_lead: int
+    taken: list[int]  # card points (and the last ten) each seat took this hand
+    sung_points: list[int]  # canto points each seat scored this hand
+    tricks_won: list[int]
+    last_won: list[int]  # number of the latest trick each seat won, -1 for none (C13)
+    sung: int  # bit set of the suits sung this hand (C7)
+    bids: list[list[int]]  # [seat, amount], amount 0 for a pass
+    passed: int  # bit set of seats that passed
+    auction_turns: int
+    high_bid: int
+    high_bidder: int
+    soloist: int  # the auction's winner, -1 for none
+    cantos: list[list[int]]  # [seat, suit, points]
+    tute: list[int] | None  # [seat, 0 for kings / 1 for knights] when a tute ended the hand
+    decks: list[list[int]]  # recorded deals still to be dealt (replays)
+    tricks: list[list[Any]]  # [lead, [cards]] of each completed trick of this hand
+    trump_card: int  # the dealer's card shown for trump (CL1, IN1)
+    face_up: int  # the face-up card under the stock (D1), -1 once drawn
+    winning_card: int
+    trick: list[int]  # cards of the trick in progress, in play order from `lead`
+    last_trick: list[int]
+    stock: list[int]  # face-down stock; the next card to draw is the last
+    hands: list[int]  # each seat's cards
+    seen: list[int]  # cards each seat is known to have held this hand, publicly (cantos, exchanges)
+    played: int  # cards played this hand
+    rules: Any  # the variant's rules for these options (games.engine.variants.Variant), not serialized
+
+    def copy(self) -> State:
+        """An independent copy (lists copied, immutable values shared)."""
+        new = State.__new__(State)
+        for name in _PLAIN + _CARD + _MASK:
+            setattr(new, name, getattr(self, name))
+        new.rules = self.rules
+        for name in _CARD_LIST + _MASK_LIST:
+            setattr(new, name, list(getattr(self, name)))
+        new.scoreboard = list(self.scoreboard)
+        new.results = list(self.results)
+        new.taken = list(self.taken)
+        new.sung_points = list(self.sung_points)
+        new.tricks_won = list(self.tricks_won)
+        new.last_won = list(self.last_won)
+        new.bids = list(self.bids)
+        new.cantos = list(self.cantos)
+        new.decks = list(self.decks)
+        new.tricks = list(self.tricks)
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and to_json(self) == to_json(other)
+
+    def __repr__(self) -> str:
+        return f"<State {self.variant} hand {self.hand_number} {self.phase} turn {self.turn}>"
+
+
+def to_json(state: State) -> dict[str, Any]:
+    """The state as plain JSON values, cards written as C2 codes."""
+    out: dict[str, Any] = {name: getattr(state, name) for name in _PLAIN if name not in ("decks", "tricks")}
+    out["decks"] = [[CODES[c] for c in deck] for deck in state.decks]
+    out["tricks"] = [[lead, [CODES[c] for c in cards]] for lead, cards in state.tricks]
+    for name in _CARD:
+        card = getattr(state, name)
+        out[name] = CODES[card] if card >= 0 else None
+    for name in _CARD_LIST:
+        out[name] = [CODES[c] for c in getattr(state, name)]
+    for name in _MASK_LIST:
+        out[name] = [codes(mask) for mask in getattr(state, name)]
+    for name in _MASK:
+        out[name] = codes(getattr(state, name))
+    return out
+
+
+def from_json(data: dict[str, Any]) -> State:
+    """The state that :func:`to_json` wrote."""
+    state = State.__new__(State)
+    for name in _PLAIN:
+        setattr(state, name, data[name])
+    state.decks = [[parse(c) for c in deck] for deck in data["decks"]]
+    state.tricks = [[lead, [parse(c) for c in cards]] for lead, cards in data["tricks"]]
+    for name in _CARD:
+        setattr(state, name, -1 if data[name] is None else parse(data[name]))
+    for name in _CARD_LIST:
+        setattr(state, name, [parse(c) for c in data[name]])
+    for name in _MASK_LIST:
+        setattr(state, name, [mask_of([parse(c) for c in cards]) for cards in data[name]])
+    for name in _MASK:
+        setattr(state, name, mask_of([parse(c) for c in data[name]]))
+    from .variants import rules_for  # the variants build on this module
+
+    state.rules = rules_for(state.variant, state.options)
+    return state
+
+
+__all__ = ["Event", "State", "cards_of", "from_json", "to_json"]
