@@ -153,5 +153,12 @@ CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="") or None
 CELERY_TASK_ALWAYS_EAGER = CELERY_BROKER_URL is None
 CELERY_TASK_EAGER_PROPAGATES = True
 
+# Where waiting requests hear that a match moved on (games/live.py): Redis pub/sub, or in process.
+# Defaults to the Celery broker when that is Redis, else in process (one server process, as make run).
+LIVE_UPDATES_URL = env.str(
+    "LIVE_UPDATES_URL",
+    default=CELERY_BROKER_URL if (CELERY_BROKER_URL or "").startswith(("redis://", "rediss://")) else "",
+)
+
 # Seconds /readyz waits for the broker before calling it unreachable.
 HEALTH_CHECK_TIMEOUT = env.float("HEALTH_CHECK_TIMEOUT", default=2.0)
