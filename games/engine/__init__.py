@@ -9,10 +9,10 @@ from .cards import CODES, SUITS
 from .errors import Code, EngineError, IllegalAction, InvalidOptions
 from .game import Step, apply_action, current_seat, legal_actions, new_match, play_card, push, rules_of
 from .options import VARIANTS, Option, VariantInfo, validate_options, variant_info
-from .replay import actions_of, replay
+from .replay import actions_of, replay, table_after
 from .state import Event, State, from_json, to_json
 from .tricks import legal_cards
-from .views import redact, view
+from .views import redact, table, view
 
 __all__ = [
     "CODES",
@@ -39,6 +39,8 @@ __all__ = [
     "redact",
     "replay",
     "rules_of",
+    "table",
+    "table_after",
     "to_json",
     "validate_options",
     "variant_info",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .errors import Code, IllegalAction
-from .state import Log, State
+from .state import State
 from .variants import Variant
 
 MAX_BID = 230
@@ -34,19 +34,15 @@ def check_bid(state: State, variant: Variant, amount: int) -> None:
     )
 
 
-def record_bid(state: State, variant: Variant, seat: int, amount: int, events: Log) -> bool:
+def record_bid(state: State, variant: Variant, seat: int, amount: int) -> bool:
     """Record a bid (``amount`` > 0) or a pass (0) and move the turn on; True when the auction is over."""
     n = variant.players
     state.bids.append([seat, amount])
     state.auction_turns += 1
     if amount:
         state.high_bid, state.high_bidder = amount, seat
-        if events is not None:
-            events.append({"type": "bid", "seat": seat, "data": {"amount": amount}})
     else:
         state.passed |= 1 << seat  # a pass is final
-        if events is not None:
-            events.append({"type": "pass", "seat": seat, "data": {}})
     if not variant.pairs and variant.options["auction_rounds"] == 1:
         if state.auction_turns == n:  # SU2: once round
             return True

@@ -37,8 +37,8 @@ def sing(state: State, seat: int, events: Log) -> None:
         return
     # The 40 first; then the suit the singer holds fewest of; ties by suit order O, C, E, B.
     suit = state.trump if state.trump in suits else min(suits, key=lambda s: ((hand & SUIT_MASK[s]).bit_count(), s))
+    state.seen[seat] |= 1 << king(suit) | 1 << knight(suit)  # a canto shows both cards
     _score_canto(state, seat, suit, 40 if suit == state.trump else 20, events)
-    state.seen[seat] |= 1 << king(suit) | 1 << knight(suit)
 
 
 def sing_table_cantos(state: State, winner: int, trick: list[int], events: Log) -> None:

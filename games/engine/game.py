@@ -54,6 +54,20 @@ def new_match(
     With a ``seed`` every deal is reproducible (C12); without one the deals come from the
     operating system's secure generator. ``first_dealer`` and ``decks`` replay recorded deals.
     """
+    events: list[Event] = []
+    state = _create(variant, options, seed, first_dealer, decks)
+    _start_hand(state, state.rules, events)
+    return Step(state, events)
+
+
+def _create(
+    variant: str,
+    options: Mapping[str, Any] | None,
+    seed: int | None,
+    first_dealer: int | None,
+    decks: Iterable[Iterable[int]],
+) -> State:
+    """A match with its scoreboard at zero and no hand dealt yet."""
     checked = validate_options(variant, options)
     state = State.__new__(State)
     state.variant, state.options, state.seed = variant, checked, seed
@@ -64,9 +78,7 @@ def new_match(
     state.status, state.hand_number, state.dealer = "active", 0, first_dealer
     state.scoreboard, state.results, state.winners = [0] * rules.sides, [], None
     state.decks = [list(deck) for deck in decks]
-    events: list[Event] = []
-    _start_hand(state, rules, events)
-    return Step(state, events)
+    return state
 
 
 def current_seat(state: State) -> int | None:
@@ -100,6 +112,12 @@ def apply_action(state: State, seat: int, action: Mapping[str, Any]) -> Step:
 
 def push(state: State, seat: int, action: Mapping[str, Any]) -> list[Event]:
     """Apply an action in place; returns its events. An illegal action raises and changes nothing."""
+    events: list[Event] = []
+    _act(state, seat, action, events)
+    return events
+
+
+def _act(state: State, seat: int, action: Mapping[str, Any], events: Log) -> None:
     if state.status != "active":
         raise IllegalAction(Code.MATCH_NOT_ACTIVE, "the match is over")
     if seat != state.turn:
@@ -112,14 +130,12 @@ def push(state: State, seat: int, action: Mapping[str, Any]) -> list[Event]:
         raise IllegalAction(
             Code.ACTION_NOT_ALLOWED_NOW, f"{kind!r} is not allowed now; expected {' or '.join(expected)}"
         )
-    events: list[Event] = []
     if kind == "play":
         play_card(state, _card_of(state, action.get("card")), events)
     elif kind == "choose_trump":
         _choose_trump(state, action.get("suit"), events)
     else:
         _bid(state, action.get("amount", 0) if kind == "bid" else 0, kind, events)
-    return events
 
 
 def play_card(state: State, card: int, events: Log) -> None:
@@ -136,11 +152,12 @@ def play_card(state: State, card: int, events: Log) -> None:
         if card // 10 == best // 10 and card > best or card // 10 == state.trump != best // 10:
             state.winning_card, state.winning_seat = card, seat
     trick.append(card)
+    done = len(trick) == state.players
+    if not done:
+        state.turn = (seat + 1) % state.players
     if events is not None:
         events.append({"type": "card_played", "seat": seat, "data": {"card": CODES[card]}})
-    if len(trick) < state.players:
-        state.turn = (seat + 1) % state.players
-    else:
+    if done:
         _finish_trick(state, events)
 
 
@@ -172,19 +189,22 @@ def _choose_trump(state: State, letter: object, events: Log) -> None:
 
 def _bid(state: State, amount: object, kind: str, events: Log) -> None:
     rules = state.rules
+    seat = state.turn
     if kind == "bid":
         if type(amount) is not int:
             raise IllegalAction(Code.INVALID_ACTION, f"a bid's amount must be a whole number; got {amount!r}")
         check_bid(state, rules, amount)
     else:
         amount = 0
-    if not record_bid(state, rules, state.turn, amount, events):
-        return
-    if state.high_bidder < 0:  # SU3, SP2: nobody bid; the hand is passed
+    over = record_bid(state, rules, seat, amount)
+    if over and state.high_bidder >= 0:  # SU4, SP2: the highest bidder chooses trump
+        state.soloist = state.high_bidder
+        state.phase, state.turn = "trump_choice", state.soloist
+    if events is not None:
+        event = {"type": "bid", "seat": seat, "data": {"amount": amount}} if amount else None
+        events.append(event or {"type": "pass", "seat": seat, "data": {}})
+    if over and state.high_bidder < 0:  # SU3, SP2: nobody bid; the hand is passed
         _finish_hand(state, rules, events)
-        return
-    state.soloist = state.high_bidder
-    state.phase, state.turn = "trump_choice", state.soloist
 
 
 def _finish_trick(state: State, events: Log) -> None:
@@ -201,6 +221,7 @@ def _finish_trick(state: State, events: Log) -> None:
     state.trick_number += 1
     state.last_trick, state.last_lead, state.trick = trick, lead, []
     state.tricks.append([lead, trick])
+    state.turn = state.lead = winner
     seats = rules.seats_from[lead]
     if events is not None:
         events.append({
@@ -208,7 +229,6 @@ def _finish_trick(state: State, events: Log) -> None:
             "seat": winner,
             "data": {"trick": list(map(_play_of, seats, trick)), "points": points, "last": last},
         })
-    state.turn = state.lead = winner
     if rules.after_trick(state, winner, last, events) or last:
         _finish_hand(state, rules, events)
 
@@ -228,6 +248,8 @@ def _start_hand(state: State, rules: Variant, events: Log) -> None:
     state.high_bid, state.high_bidder, state.soloist = 0, -1, -1
     rules.deal(state, deck)
     mano = (state.dealer + 1) % n
+    state.phase = "auction" if rules.auction else "play"
+    state.turn = state.lead = mano  # C11, CL2, SU2, D1: the mano bids or leads first
     if events is not None:
         events.append({
             "type": "hand_started",
@@ -244,8 +266,6 @@ def _start_hand(state: State, rules: Variant, events: Log) -> None:
                 "stock": [CODES[c] for c in reversed(state.stock)],
             },
         })
-    state.phase = "auction" if rules.auction else "play"
-    state.turn = state.lead = mano  # C11, CL2, SU2, D1: the mano bids or leads first
     tute_on_deal = rules.tute and state.options.get("tute_on_deal")  # C9: a tute straight from the deal
     if tute_on_deal and any(declare_tute(state, (mano + i) % n, events) for i in range(n)):
         _finish_hand(state, rules, events)

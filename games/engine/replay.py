@@ -6,8 +6,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .cards import parse
-from .game import Step, new_match, push
-from .state import Event
+from .game import Step, _act, _create, _start_hand, new_match, push
+from .state import Event, State
+from .views import table
 
 #: The events that record a player's action, and the action each one records.
 _ACTION_OF_EVENT: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
@@ -23,17 +24,61 @@ def actions_of(events: Iterable[Event]) -> list[tuple[int, dict[str, Any]]]:
     return [(e["seat"], _ACTION_OF_EVENT[e["type"]](e["data"])) for e in events if e["type"] in _ACTION_OF_EVENT]
 
 
+def _decks(events: list[Event]) -> tuple[int, list[list[int]]]:
+    """The first dealer and every deck that the log's ``hand_started`` events recorded."""
+    deals = [e["data"] for e in events if e["type"] == "hand_started"]
+    if not deals:
+        raise ValueError("the log has no hand_started event")
+    return deals[0]["dealer"], [[parse(c) for c in deal["deck"]] for deal in deals]
+
+
 def replay(variant: str, options: Mapping[str, Any] | None, events: Iterable[Event]) -> Step:
     """The match a log describes, rebuilt from its deals and actions; the events are produced anew.
 
     Works for matches without a seed too, since every ``hand_started`` event records its deck.
     """
     events = list(events)
-    deals = [e["data"] for e in events if e["type"] == "hand_started"]
-    if not deals:
-        raise ValueError("the log has no hand_started event")
-    decks = [[parse(c) for c in deal["deck"]] for deal in deals]
-    state, produced = new_match(variant, options, first_dealer=deals[0]["dealer"], decks=decks)
+    first_dealer, decks = _decks(events)
+    state, produced = new_match(variant, options, first_dealer=first_dealer, decks=decks)
     for seat, action in actions_of(events):
         produced += push(state, seat, action)
     return Step(state, produced)
+
+
+class _Reached(Exception):
+    def __init__(self, table: dict[str, Any]):
+        self.table = table
+
+
+class _Watch(list[Event]):
+    """An event log that photographs the table when it holds ``count`` events."""
+
+    def __init__(self, state: State, count: int):
+        super().__init__()
+        self.state, self.limit = state, count
+
+    def append(self, event: Event) -> None:
+        super().append(event)
+        if len(self) == self.limit:
+            raise _Reached(table(self.state))
+
+
+def table_after(variant: str, options: Mapping[str, Any] | None, events: Iterable[Event], count: int) -> dict[str, Any]:
+    """The whole table (:func:`table`) as it stood right after the log's first ``count`` events.
+
+    The engine records each event once the table shows it, so stepping ``count`` from 1 to the
+    log's length shows a match card by card: the fourth card on the trick, then the trick taken.
+    """
+    events = list(events)
+    if not 1 <= count <= len(events):
+        raise ValueError(f"count must be between 1 and {len(events)}; got {count}")
+    first_dealer, decks = _decks(events)
+    state = _create(variant, options, None, first_dealer, decks)
+    log = _Watch(state, count)
+    try:
+        _start_hand(state, state.rules, log)
+        for seat, action in actions_of(events):
+            _act(state, seat, action, log)
+    except _Reached as reached:
+        return reached.table
+    raise ValueError("the log's actions produce fewer events than it holds")

@@ -154,19 +154,23 @@ class Dos(GamesVariant):
             return True
         # D2: the winner draws first, then the loser; the face-up card is the last one drawn.
         stock, loser = state.stock, 1 - winner
-        first = stock.pop()
+        card = stock.pop()
+        hands[winner] |= 1 << card
+        _log_draw(events, winner, card, False)
         if stock:
-            second = stock.pop()
+            card, face_up = stock.pop(), False
         else:
-            second, state.face_up = state.face_up, -1
-            state.seen[loser] |= 1 << second
-        hands[winner] |= 1 << first
-        hands[loser] |= 1 << second
-        if events is not None:
-            events.append({"type": "draw", "seat": winner, "data": {"card": CODES[first]}})
-            shown = {"face_up": True} if state.face_up < 0 else {}
-            events.append({"type": "draw", "seat": loser, "data": {"card": CODES[second], **shown}})
+            card, face_up, state.face_up = state.face_up, True, -1
+            state.seen[loser] |= 1 << card
+        hands[loser] |= 1 << card
+        _log_draw(events, loser, card, face_up)
         return False
+
+
+def _log_draw(events: Log, seat: int, card: int, face_up: bool) -> None:
+    if events is not None:
+        data: dict[str, Any] = {"card": CODES[card], "face_up": True} if face_up else {"card": CODES[card]}
+        events.append({"type": "draw", "seat": seat, "data": data})
 
 
 class Cabron(Variant):

@@ -54,6 +54,14 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
     }
 
 
+def table(state: State) -> dict[str, Any]:
+    """The whole table with every hand face up and the stock in draw order: records and replays only."""
+    out = view(state, None)
+    out["hand"]["hands"] = [codes(h) for h in state.hands]
+    out["hand"]["stock"] = [CODES[c] for c in reversed(state.stock)]
+    return out
+
+
 def _plays(lead: int, cards: list[int], n: int) -> list[dict[str, Any]]:
     return [{"seat": (lead + i) % n, "card": CODES[c]} for i, c in enumerate(cards)]
 
