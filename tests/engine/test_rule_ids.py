@@ -1,0 +1,30 @@
+"""Every rule id of RULES.md (but the service rules M1–M3) has a test named after it."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from pathlib import Path
+
+RULE_IDS = [
+    *(f"C{i}" for i in range(1, 14) if i != 5),
+    *(f"C5{letter}" for letter in "abcdefgh"),
+    *(f"CL{i}" for i in range(1, 6)),
+    *(f"CB{i}" for i in range(1, 7)),
+    *(f"SU{i}" for i in range(1, 7)),
+    *(f"D{i}" for i in range(1, 7)),
+    *(f"IN{i}" for i in range(1, 4)),
+    *(f"SP{i}" for i in range(1, 4)),
+    "M4",
+]
+
+
+def test_every_rule_id_and_worked_example_has_a_test() -> None:
+    names: set[str] = set()
+    for module in pkgutil.iter_modules([str(Path(__file__).parent)]):
+        if module.name.startswith("test_"):
+            names |= {n for n in vars(importlib.import_module(f"{__package__}.{module.name}")) if n.startswith("test_")}
+    tested = {m.group(1) for n in names if (m := re.match(r"test_([A-Z]+\d+[a-h]?)_", n))}
+    assert not [rule for rule in RULE_IDS if rule not in tested]
+    assert {n.split("_")[3] for n in names if n.startswith("test_worked_example_")} == set("123456")

@@ -1,0 +1,112 @@
+"""What each seat may see (API.md "Hidden information"), M4's last trick, and the state as JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from games.engine import from_json, legal_actions, new_match, push, redact, to_json, view
+from games.engine.cards import codes
+
+from .helpers import c, codes_in, dos_deck, of_type, play, position
+
+
+def test_a_seat_sees_its_own_hand_and_only_the_sizes_of_the_others() -> None:
+    state = new_match("clasico", {}, seed=5).state
+    trump_card = view(state, None)["hand"]["trump_card"]
+    for seat in range(4):
+        shown = view(state, seat)
+        assert shown["my_seat"] == seat and set(shown["my_hand"]) == set(codes(state.hands[seat]))
+        assert shown["hand"]["hand_sizes"] == [10, 10, 10, 10]
+        assert bool(shown["legal_actions"]) == (seat == state.turn)
+        assert codes_in(shown) == set(shown["my_hand"]) | {trump_card}  # and the dealer's shown trump card
+    spectator = view(state, None)
+    assert spectator["my_hand"] is None and spectator["legal_actions"] == []
+    assert codes_in(spectator) == {trump_card}
+
+
+def test_M4_the_last_completed_trick_stays_visible() -> None:
+    hands = {0: ["C4", "E4"], 1: ["C5", "E5"], 2: ["C1", "E6"], 3: ["C6", "E7"]}
+    state = position("clasico", None, trump="O", lead=0, hands=hands)
+    play(state, "C4", "C5", "C1", "C6")
+    table = view(state, 1)["hand"]
+    assert table["trick"] == []
+    assert table["last_trick"] == [
+        {"seat": 0, "card": "C4"},
+        {"seat": 1, "card": "C5"},
+        {"seat": 2, "card": "C1"},
+        {"seat": 3, "card": "C6"},
+    ]
+    assert table["last_trick_winner"] == 2 and table["turn"] == 2
+    play(state, "E6")
+    table = view(state, 1)["hand"]
+    assert table["trick"] == [{"seat": 2, "card": "E6"}] and table["last_trick"][2] == {"seat": 2, "card": "C1"}
+
+
+def test_views_stock_count_and_hand_sizes_in_dos() -> None:
+    deck = dos_deck(1, {}, "B5")
+    state = new_match("dos", {}, first_dealer=1, decks=[deck]).state
+    table = view(state, 0)["hand"]
+    assert table["stock_count"] == 24 and table["hand_sizes"] == [8, 8] and table["face_up"] == "B5"
+    play(state, legal_actions(state)[0]["card"])
+    assert view(state, 0)["hand"]["hand_sizes"] in ([7, 8], [8, 7])
+    play(state, legal_actions(state)[0]["card"])
+    table = view(state, 0)["hand"]
+    assert table["stock_count"] == 22 and table["hand_sizes"] == [8, 8]
+
+
+def test_redact_hand_started_shows_only_the_seats_own_cards() -> None:
+    step = new_match("dos", {}, seed=3)
+    event = step.events[0]
+    hands = event["data"]["hands"]
+    for seat in (0, 1):
+        shown = redact(event, seat)
+        assert shown["data"]["my_hand"] == hands[seat]
+        assert not {"deck", "stock", "hands"} & set(shown["data"])
+        assert shown["data"]["hand_sizes"] == [8, 8] and shown["data"]["stock_count"] == 24
+        assert shown["data"]["face_up"] == event["data"]["face_up"]
+        assert not set(hands[1 - seat]) & codes_in(shown)
+    assert redact(event, None)["data"]["my_hand"] is None
+    assert "deck" in event["data"]  # redact copies: the log keeps everything
+
+
+def test_redact_a_draw_is_seen_by_the_one_who_draws_it_the_face_up_card_by_all() -> None:
+    state = position("dos", None, trump="O", lead=0, hands={0: ["C4", "O4"], 1: ["C12", "E2"]})
+    state.face_up, state.stock = c("O6"), [c("B4")]
+    draws = of_type(play(state, "C4", "C12"), "draw")
+    hidden, face_up = draws
+    assert redact(hidden, 1)["data"] == {"card": "B4"}
+    assert redact(hidden, 0)["data"] == {"card": None} and redact(hidden, None)["data"] == {"card": None}
+    for seat in (0, 1, None):
+        assert redact(face_up, seat) == face_up
+
+
+@pytest.mark.parametrize(
+    "variant, options, actions",
+    [
+        ("clasico", {}, 7),
+        ("subastado", {}, 2),
+        ("subastado", {}, 6),
+        ("dos", {}, 9),
+        ("cabron", {"players": 3}, 20),
+        ("subastado_parejas", {}, 3),
+        ("individual", {"players": 3}, 40),
+    ],
+)
+def test_the_state_round_trips_through_json(variant: str, options: dict[str, object], actions: int) -> None:
+    state = new_match(variant, options, seed=12).state
+    for _ in range(actions):
+        if state.status != "active":
+            break
+        push(state, state.turn, legal_actions(state)[-1])
+    data = json.loads(json.dumps(to_json(state)))
+    again = from_json(data)
+    assert again == state and to_json(again) == to_json(state)
+    # The copy plays on exactly like the original.
+    for _ in range(30):
+        if state.status != "active":
+            break
+        action = legal_actions(state)[0]
+        assert push(again, again.turn, action) == push(state, state.turn, action)
+    assert again == state
