@@ -108,9 +108,18 @@ class State:
         return f"<State {self.variant} hand {self.hand_number} {self.phase} turn {self.turn}>"
 
 
+def _copied(value: Any) -> Any:
+    """A plain JSON value with its lists and dicts copied all the way down."""
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    return value
+
+
 def to_json(state: State) -> dict[str, Any]:
-    """The state as plain JSON values, cards written as C2 codes."""
-    out: dict[str, Any] = {name: getattr(state, name) for name in _PLAIN if name not in ("decks", "tricks")}
+    """The state as plain JSON values, cards written as C2 codes; a snapshot that shares nothing with the state."""
+    out: dict[str, Any] = {name: _copied(getattr(state, name)) for name in _PLAIN if name not in ("decks", "tricks")}
     out["decks"] = [[CODES[c] for c in deck] for deck in state.decks]
     out["tricks"] = [[lead, [CODES[c] for c in cards]] for lead, cards in state.tricks]
     for name in _CARD:
@@ -129,7 +138,7 @@ def from_json(data: dict[str, Any]) -> State:
     """The state that :func:`to_json` wrote."""
     state = State.__new__(State)
     for name in _PLAIN:
-        setattr(state, name, data[name])
+        setattr(state, name, _copied(data[name]))
     state.decks = [[parse(c) for c in deck] for deck in data["decks"]]
     state.tricks = [[lead, [parse(c) for c in cards]] for lead, cards in data["tricks"]]
     for name in _CARD:

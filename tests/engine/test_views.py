@@ -110,3 +110,30 @@ def test_the_state_round_trips_through_json(variant: str, options: dict[str, obj
         action = legal_actions(state)[0]
         assert push(again, again.turn, action) == push(state, state.turn, action)
     assert again == state
+
+
+def test_to_json_is_a_snapshot_that_later_play_does_not_change() -> None:
+    state = new_match("subastado", {"auction_rounds": "many"}, seed=3).state
+    snapshot = to_json(state)
+    text = json.dumps(snapshot)
+    push(state, state.turn, {"type": "bid", "amount": 60})
+    push(state, state.turn, {"type": "pass"})
+    push(state, state.turn, {"type": "pass"})
+    push(state, state.turn, {"type": "choose_trump", "suit": "O"})
+    for _ in range(6):
+        push(state, state.turn, legal_actions(state)[0])
+    assert json.dumps(snapshot) == text
+
+
+def test_from_json_makes_an_independent_state() -> None:
+    state = new_match("clasico", {}, seed=3).state
+    before = json.dumps(to_json(state))
+    again = from_json(to_json(state))
+    for _ in range(8):
+        push(again, again.turn, legal_actions(again)[0])
+    assert json.dumps(to_json(state)) == before
+    data = json.loads(before)
+    again = from_json(data)
+    for _ in range(8):
+        push(again, again.turn, legal_actions(again)[0])
+    assert json.dumps(data) == before  # the stored snapshot is not written through either
