@@ -135,7 +135,7 @@ def _act(state: State, seat: int, action: Mapping[str, Any], events: Log) -> Non
     elif kind == "choose_trump":
         _choose_trump(state, action.get("suit"), events)
     else:
-        _bid(state, action.get("amount", 0) if kind == "bid" else 0, kind, events)
+        _bid(state, action.get("amount") if kind == "bid" else 0, kind, events)
 
 
 def play_card(state: State, card: int, events: Log) -> None:

@@ -149,6 +149,8 @@ def test_invalid_action_not_a_mapping_and_a_bid_that_is_not_an_int() -> None:
     state = new_match("subastado", {}, seed=1).state
     for amount in ("70", 70.0, True, None):
         assert refusal(state, {"type": "bid", "amount": amount}).code == "invalid_action"
+    # A bid without an amount is malformed, not a bid of 0.
+    assert refusal(state, {"type": "bid"}).code == "invalid_action"
 
 
 def test_action_not_allowed_now() -> None:
