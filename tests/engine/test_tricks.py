@@ -6,8 +6,9 @@ import pytest
 
 from games.engine import CODES, IllegalAction, cards, legal_actions, new_match
 from games.engine.cards import POINTS
+from games.engine.tricks import beats
 
-from .helpers import ALL_CODES, ORDER, legal_codes, play, position, refusal, trick_winner
+from .helpers import ALL_CODES, ORDER, c, legal_codes, play, position, refusal, trick_winner
 
 
 def refused(state, card: str) -> str:  # type: ignore[no-untyped-def]
@@ -246,3 +247,10 @@ def test_an_illegal_card_is_never_accepted() -> None:
     with pytest.raises(IllegalAction):
         play(state, "O1")
     assert state.hands[1] == cards.mask_of([cards.parse("C5"), cards.parse("O1")])
+
+
+def test_C6_beats_says_whether_a_card_takes_the_trick() -> None:
+    state = position("clasico", None, trump="O", lead=0, hands={0: ["C10"], 1: ["C5"]}, played=["C10"])
+    assert [beats(state, c(x)) for x in ("C11", "C5", "O2", "E1")] == [True, False, True, False]
+    state = position("clasico", None, trump="O", lead=0, hands={0: ["C10"], 1: ["O5"], 2: ["C1"]}, played=["C10", "O5"])
+    assert [beats(state, c(x)) for x in ("C1", "O4", "O7", "B1")] == [False, False, True, False]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from games.engine import from_json, legal_actions, new_match, push, redact, to_json, view
+from games.engine import from_json, legal_actions, new_match, push, redact, replay, table, table_after, to_json, view
 from games.engine.cards import codes
 
 from .helpers import c, codes_in, dos_deck, of_type, play, position
@@ -137,3 +137,34 @@ def test_from_json_makes_an_independent_state() -> None:
     for _ in range(8):
         push(again, again.turn, legal_actions(again)[0])
     assert json.dumps(data) == before  # the stored snapshot is not written through either
+
+
+@pytest.mark.parametrize("variant, options, seed", [("dos", {}, 4), ("cabron", {"players": 3, "letters": 1}, 2)])
+def test_table_after_shows_a_finished_match_event_by_event(variant: str, options: dict[str, object], seed: int) -> None:
+    step = new_match(variant, options, seed=seed)
+    state, log = step.state, list(step.events)
+    while state.status == "active":
+        log += push(state, state.turn, legal_actions(state)[0])
+    assert table_after(variant, options, log, len(log)) == table(state)
+    for count, event in enumerate(log, start=1):
+        if event["type"] not in ("hand_started", "card_played", "trick_won", "draw", "exchange", "canto"):
+            continue
+        shown = table_after(variant, options, log, count)["hand"]
+        data = event["data"]
+        if event["type"] == "hand_started":
+            assert shown["hands"] == data["hands"] and shown["stock"] == data["stock"]
+        elif event["type"] == "card_played":
+            assert shown["trick"][-1] == {"seat": event["seat"], "card": data["card"]}
+            assert data["card"] not in shown["hands"][event["seat"]]
+        elif event["type"] == "trick_won":
+            assert shown["trick"] == [] and shown["last_trick"] == data["trick"]
+        elif event["type"] == "draw":
+            assert data["card"] in shown["hands"][event["seat"]]
+        elif event["type"] == "exchange":
+            assert data["took"] in shown["hands"][event["seat"]] and shown["face_up"] == data["gave"]
+        else:
+            assert {"seat": event["seat"], "suit": data["suit"], "points": data["points"]} in shown["cantos"]
+    with pytest.raises(ValueError):
+        table_after(variant, options, log, len(log) + 1)
+    with pytest.raises(ValueError):
+        replay(variant, options, log[1:2])
