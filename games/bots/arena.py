@@ -1,0 +1,249 @@
+"""Duplicate-deal matches between two bots: who wins more hands, by how much, and how fast they decide.
+
+Each deal is played twice with the same cards and dealer, the bots' seats swapped, so that luck of the
+cards cancels out. Bot ``a`` takes the even seats in the first game of a deal and the odd seats in the
+second (in the games of pairs, one pair each). Only single hands are played, never whole matches.
+
+A hand is won by the side that wins it under its variant's rule: the hand's winner (CL4, IN3, D6), the
+soloist or the defenders by whether the bid was made (SU5), the pair with more points (SP3), or in
+cabrón every player who is not a loser (CB4). When both bots have a winning seat, or neither, the hand
+is a draw and counts half to each.
+
+    report = run_arena("dos", {}, "level-3", "level-2", deals=200, seed=1)
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.engine.cards import cards_of
+from games.engine.game import new_match, push
+from games.engine.options import validate_options
+from games.engine.state import State
+from games.engine.variants import rules_for
+from games.engine.views import view
+
+from . import make_policy
+
+
+@dataclass
+class GameRecord:
+    """One hand of one deal: which bot won, the point margin of ``a`` and each bot's decision times."""
+
+    deal: int
+    swapped: bool
+    score_a: float  # 1 won, 0 lost, 0.5 draw
+    margin_a: int
+    times: dict[str, list[float]] = field(default_factory=dict)
+
+
+def _deck(variant: str, options: dict[str, Any], seed: int, deal: int) -> list[int]:
+    deck = cards_of(rules_for(variant, options).deck)
+    random.Random(f"arena:{seed}:{deal}").shuffle(deck)
+    return deck
+
+
+def winning_seats(state: State, result: dict[str, Any]) -> set[int]:
+    """The seats that won the hand just scored (see the module's docstring); empty for a passed hand."""
+    rules = state.rules
+    n = state.players
+    if result.get("passed"):
+        return set()
+    if state.variant == "cabron":
+        return {s for s in range(n) if s not in result["losers"]}
+    if state.variant == "subastado":
+        soloist = result["soloist"]
+        return {soloist} if result["made"] else {s for s in range(n) if s != soloist}
+    if state.variant == "subastado_parejas":
+        gains = result["gains"]
+        if gains[0] == gains[1]:
+            return set()
+        side = 0 if gains[0] > gains[1] else 1
+    else:
+        side = result["winner"]
+    return {s for s in range(n) if rules.side_of(s) == side}
+
+
+def _points_of_seats(state: State, result: dict[str, Any], seats: list[int]) -> int:
+    rules = state.rules
+    points = result.get("points")
+    if points is None:
+        return 0
+    sides = {rules.side_of(s) for s in seats}
+    return sum(points[side] for side in sides)
+
+
+def play_game(
+    variant: str, options: dict[str, Any], seed: int, deal: int, swapped: bool, spec_a: str, spec_b: str
+) -> GameRecord:
+    """One hand of deal number ``deal``, bot ``a`` on the even seats (the odd ones when ``swapped``)."""
+    checked = validate_options(variant, options)
+    n = rules_for(variant, checked).players
+    deck = _deck(variant, checked, seed, deal)
+    state = new_match(variant, checked, first_dealer=deal % n, decks=[deck]).state
+    roles = ["a" if (s % 2 == 0) != swapped else "b" for s in range(n)]
+    policies = {"a": make_policy(spec_a), "b": make_policy(spec_b)}
+    rngs = [random.Random(f"arena:{seed}:{deal}:{int(swapped)}:{s}") for s in range(n)]
+    times: dict[str, list[float]] = {"a": [], "b": []}
+    while state.status == "active" and state.hand_number == 1:
+        seat = state.turn
+        seen = view(state, seat)
+        start = time.perf_counter()
+        action = policies[roles[seat]](seen, rngs[seat])
+        times[roles[seat]].append(time.perf_counter() - start)
+        push(state, seat, action)
+    result = state.results[0]
+    won = winning_seats(state, result)
+    a_seats = [s for s in range(n) if roles[s] == "a"]
+    b_seats = [s for s in range(n) if roles[s] == "b"]
+    a_won, b_won = bool(won & set(a_seats)), bool(won & set(b_seats))
+    score = 0.5 if a_won == b_won else float(a_won)
+    margin = _points_of_seats(state, result, a_seats) - _points_of_seats(state, result, b_seats)
+    return GameRecord(deal, swapped, score, margin, times)
+
+
+def _play_deal(args: tuple[str, dict[str, Any], int, int, str, str]) -> list[GameRecord]:
+    variant, options, seed, deal, spec_a, spec_b = args
+    return [play_game(variant, options, seed, deal, swapped, spec_a, spec_b) for swapped in (False, True)]
+
+
+@dataclass
+class Report:
+    """What :func:`run_arena` measured."""
+
+    variant: str
+    options: dict[str, Any]
+    a: str
+    b: str
+    deals: int
+    seed: int
+    games: list[GameRecord]
+    seconds: float
+
+    def summary(self) -> dict[str, Any]:
+        hands = len(self.games)
+        won_a = sum(1 for g in self.games if g.score_a == 1)
+        won_b = sum(1 for g in self.games if g.score_a == 0)
+        draws = hands - won_a - won_b
+        rate = sum(g.score_a for g in self.games) / hands if hands else 0.0
+        # The two games of a deal are not independent: the interval comes from the deals' means.
+        by_deal: dict[int, list[float]] = {}
+        for g in self.games:
+            by_deal.setdefault(g.deal, []).append(g.score_a)
+        means = [sum(v) / len(v) for v in by_deal.values()]
+        half = 1.96 * statistics.stdev(means) / math.sqrt(len(means)) if len(means) > 1 else 1.0
+        margins = [g.margin_a for g in self.games]
+        margin_means = [
+            statistics.fmean(g.margin_a for g in self.games if g.deal == d) for d in by_deal
+        ] if hands else []
+        margin_half = (
+            1.96 * statistics.stdev(margin_means) / math.sqrt(len(margin_means)) if len(margin_means) > 1 else 0.0
+        )
+        out: dict[str, Any] = {
+            "variant": self.variant,
+            "options": self.options,
+            "a": self.a,
+            "b": self.b,
+            "deals": self.deals,
+            "hands": hands,
+            "seed": self.seed,
+            "won_a": won_a,
+            "won_b": won_b,
+            "draws": draws,
+            "win_rate_a": round(rate, 4),
+            "ci95_a": [round(rate - half, 4), round(rate + half, 4)],
+            "mean_margin_a": round(statistics.fmean(margins), 2) if margins else 0.0,
+            "margin_ci95_a": round(margin_half, 2),
+            "seconds": round(self.seconds, 1),
+        }
+        for role in ("a", "b"):
+            out[f"time_{role}"] = _timing([t for g in self.games for t in g.times.get(role, [])])
+        return out
+
+
+def _timing(samples: list[float]) -> dict[str, Any]:
+    if not samples:
+        return {"decisions": 0, "median_ms": 0.0, "p95_ms": 0.0, "max_ms": 0.0}
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, math.ceil(0.95 * len(ordered)) - 1)]
+    return {
+        "decisions": len(ordered),
+        "median_ms": round(statistics.median(ordered) * 1000, 2),
+        "p95_ms": round(p95 * 1000, 2),
+        "max_ms": round(ordered[-1] * 1000, 2),
+    }
+
+
+def run_arena(
+    variant: str,
+    options: dict[str, Any] | None,
+    a: str,
+    b: str,
+    *,
+    deals: int,
+    seed: int = 1,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> Report:
+    """Play ``deals`` duplicate deals (two hands each) between bots ``a`` and ``b``."""
+    checked = validate_options(variant, options)
+    make_policy(a), make_policy(b)  # refuse an unknown bot before starting
+    jobs = [(variant, dict(options or {}), seed, deal, a, b) for deal in range(deals)]
+    games: list[GameRecord] = []
+    start = time.perf_counter()
+    results: Iterator[list[GameRecord]]
+    pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
+    try:
+        results = pool.imap(_play_deal, jobs) if pool is not None else map(_play_deal, jobs)
+        for done, pair in enumerate(results, 1):
+            games.extend(pair)
+            if progress is not None:
+                progress(done, deals)
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    return Report(variant, checked, a, b, deals, seed, games, time.perf_counter() - start)
+
+
+def progress_bar(stream: Any = None, width: int = 30) -> Callable[[int, int], None]:
+    """A progress bar on ``stream`` (standard error by default), redrawn in place."""
+    out = stream if stream is not None else sys.stderr
+    started = time.perf_counter()
+
+    def show(done: int, total: int) -> None:
+        filled = width * done // total
+        elapsed = time.perf_counter() - started
+        eta = elapsed / done * (total - done) if done else 0.0
+        out.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} deals, {elapsed:.0f}s, eta {eta:.0f}s")
+        if done == total:
+            out.write("\n")
+        out.flush()
+
+    return show
+
+
+def format_report(summary: dict[str, Any]) -> str:
+    """The summary as a few lines of text."""
+    s = summary
+    lo, hi = s["ci95_a"]
+    ta, tb = s["time_a"], s["time_b"]
+    return "\n".join([
+        f"{s['variant']} {s['options']}: {s['a']} vs {s['b']}, {s['deals']} duplicate deals ({s['hands']} hands),"
+        f" seed {s['seed']}, {s['seconds']}s",
+        f"hands won: {s['a']} {s['won_a']}, {s['b']} {s['won_b']}, draws {s['draws']}",
+        f"{s['a']} wins {100 * s['win_rate_a']:.1f}% of hands (95% CI {100 * lo:.1f}%–{100 * hi:.1f}%)",
+        f"mean point margin of {s['a']}: {s['mean_margin_a']:+.1f} (±{s['margin_ci95_a']:.1f})",
+        f"time per decision, {s['a']}: median {ta['median_ms']} ms, p95 {ta['p95_ms']} ms"
+        f" ({ta['decisions']} decisions)",
+        f"time per decision, {s['b']}: median {tb['median_ms']} ms, p95 {tb['p95_ms']} ms"
+        f" ({tb['decisions']} decisions)",
+    ])
