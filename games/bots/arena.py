@@ -214,21 +214,24 @@ def run_arena(
     return Report(variant, checked, a, b, deals, seed, games, time.perf_counter() - start)
 
 
-def progress_bar(stream: Any = None, width: int = 30) -> Callable[[int, int], None]:
-    """A progress bar on ``stream`` (standard error by default), redrawn in place."""
-    out = stream if stream is not None else sys.stderr
+def progress_bar(write: Callable[[str], Any] | None = None, width: int = 30) -> Callable[[int, int], None]:
+    """A progress bar redrawn in place by ``write`` (standard error by default)."""
+    out = write if write is not None else _stderr
     started = time.perf_counter()
 
     def show(done: int, total: int) -> None:
         filled = width * done // total
         elapsed = time.perf_counter() - started
         eta = elapsed / done * (total - done) if done else 0.0
-        out.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} deals, {elapsed:.0f}s, eta {eta:.0f}s")
-        if done == total:
-            out.write("\n")
-        out.flush()
+        end = "\n" if done == total else ""
+        out(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} deals, {elapsed:.0f}s, eta {eta:.0f}s{end}")
 
     return show
+
+
+def _stderr(text: str) -> None:
+    sys.stderr.write(text)
+    sys.stderr.flush()
 
 
 def format_report(summary: dict[str, Any]) -> str:

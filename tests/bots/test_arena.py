@@ -1,0 +1,62 @@
+"""The arena: duplicate deals between two bots, from Python and from ``manage.py arena``."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from games.bots.arena import play_game, run_arena
+
+
+def test_a_duplicate_deal_is_the_same_cards_with_the_seats_swapped() -> None:
+    first = play_game("dos", {}, 1, 0, False, "level-2", "level-3")
+    second = play_game("dos", {}, 1, 0, True, "level-3", "level-2")
+    assert first.score_a == 1 - second.score_a  # the same hand, the same (deterministic) bots on the same seats
+    assert first.margin_a == -second.margin_a
+
+
+def test_run_arena_counts_every_hand_once() -> None:
+    report = run_arena("clasico", {}, "level-2", "level-1", deals=6, seed=2)
+    summary = report.summary()
+    assert summary["hands"] == 12 == summary["won_a"] + summary["won_b"] + summary["draws"]
+    low, high = summary["ci95_a"]
+    assert low <= summary["win_rate_a"] <= high
+    assert summary["time_a"]["decisions"] == summary["time_b"]["decisions"] == 6 * 2 * 20
+
+
+@pytest.mark.parametrize("variant", ["cabron", "subastado", "individual", "subastado_parejas"])
+def test_the_arena_plays_every_variant(variant: str) -> None:
+    summary = run_arena(variant, {}, "level-3", "level-2", deals=2, seed=1).summary()
+    assert summary["hands"] == 4
+
+
+def test_arena_command_prints_the_table() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    call_command("arena", "--variant", "dos", "--a", "level-2", "--b", "level-1", "--deals", "3", "--seed", "1",
+                 stdout=out, stderr=err)
+    text = out.getvalue()
+    assert "level-2 vs level-1, 3 duplicate deals (6 hands)" in text
+    assert "hands won: level-2" in text and "95% CI" in text and "mean point margin" in text
+    assert "time per decision, level-2: median" in text and "p95" in text
+    assert "3/3 deals" in err.getvalue()  # the progress bar
+
+
+def test_arena_command_json_and_options() -> None:
+    out = io.StringIO()
+    call_command("arena", "--variant", "dos", "--a", "level-4:samples=2,time=0.01,min_samples=1", "--b", "level-3",
+                 "--deals", "1", "--option", "hand_size=6", "--json", "--no-progress", stdout=out)
+    summary = json.loads(out.getvalue())
+    assert summary["options"]["hand_size"] == 6
+    assert set(summary) >= {"won_a", "won_b", "win_rate_a", "ci95_a", "mean_margin_a", "time_a", "time_b"}
+    assert set(summary["time_a"]) >= {"median_ms", "p95_ms"}
+
+
+def test_arena_command_refuses_unknown_bots_and_options() -> None:
+    with pytest.raises(CommandError, match="unknown bot"):
+        call_command("arena", "--a", "level-7", "--deals", "1", "--no-progress", stdout=io.StringIO())
+    with pytest.raises(CommandError, match="hand_size"):
+        call_command("arena", "--a", "level-1", "--b", "level-1", "--deals", "1", "--option", "hand_size=7",
+                     "--no-progress", stdout=io.StringIO())

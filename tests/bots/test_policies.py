@@ -1,0 +1,95 @@
+"""Every level plays a legal action in every variant, phase and seat, from the seat's view alone."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from games.bots import LEVELS, choose_action, make_policy
+from games.bots.level4 import Budget
+from games.engine import legal_actions, view
+
+from .helpers import CASES, positions
+
+TINY = "level-4:samples=3,time=0.05,min_samples=1"
+
+
+@pytest.mark.parametrize("level", [*LEVELS, TINY])
+def test_every_level_returns_a_legal_action_in_every_variant(level: str) -> None:
+    policy = make_policy(level)
+    rng = random.Random(1)
+    phases = set()
+    for variant, _options, state in positions(4 if level.startswith("level-4") else 10, seed=2):
+        seat = state.turn
+        seen = view(state, seat)
+        action = policy(seen, rng)
+        assert action in legal_actions(state, seat), (variant, state.phase, action)
+        phases.add((variant, state.phase))
+    assert {v for v, _ in phases} == {v for v, _ in CASES}
+
+
+def test_choose_action_is_the_public_interface() -> None:
+    state = positions(1).__next__()[2]
+    seen = view(state, state.turn)
+    assert choose_action("level-3", seen, random.Random(0)) in seen["legal_actions"]
+    with pytest.raises(KeyError):
+        choose_action("level-9", seen, random.Random(0))
+    with pytest.raises(ValueError, match="nothing to do"):
+        choose_action("level-2", view(state, (state.turn + 1) % state.players), random.Random(0))
+
+
+def test_bot_specs_take_a_budget_only_for_level_4() -> None:
+    assert make_policy("level-4:time=0.1,samples=7")
+    assert Budget.parse("time=0.1,samples=7") == Budget(time=0.1, samples=7)
+    with pytest.raises(ValueError):
+        make_policy("level-3:time=1")
+    with pytest.raises(ValueError, match="unknown budget field"):
+        Budget.parse("depth=3")
+
+
+@pytest.mark.parametrize("level", ["level-3", TINY])
+def test_a_policy_sees_only_the_view(level: str) -> None:
+    """The same view gives the same action, whatever the hidden cards: a JSON copy of the view is all it reads."""
+    policy = make_policy(level)
+    for variant, _options, state in positions(2, seed=5):
+        if state.phase != "play":
+            continue
+        seat = state.turn
+        seen = view(state, seat)
+        other = _swap_hidden(state, seat)
+        if other is None:
+            continue
+        assert view(other, seat) == seen
+        first = policy(json.loads(json.dumps(seen)), random.Random(3))
+        second = policy(view(other, seat), random.Random(3))
+        assert first == second, variant
+
+
+def _swap_hidden(state, seat):  # type: ignore[no-untyped-def]
+    """The same position with two hidden cards of two other holders exchanged (None if there are none)."""
+    from games.bots.knowledge import cards_in, read_view
+
+    k = read_view(view(state, seat))
+    holders = [s for s in range(state.players) if s != seat]
+    for a in holders:
+        for b in holders:
+            if a >= b:
+                continue
+            for x in cards_in(state.hands[a] & k.unknown & ~k.cannot[b]):
+                for y in cards_in(state.hands[b] & k.unknown & ~k.cannot[a]):
+                    other = state.copy()
+                    other.hands[a] ^= 1 << x | 1 << y
+                    other.hands[b] ^= 1 << x | 1 << y
+                    return other
+    if state.stock:
+        other = state.copy()
+        opponent = holders[0]
+        x = next(iter(cards_in(state.hands[opponent] & k.unknown)), None)
+        if x is not None:
+            y = other.stock[0]
+            other.hands[opponent] ^= 1 << x | 1 << y
+            other.stock[0] = x
+            return other
+    return None
