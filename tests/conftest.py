@@ -138,6 +138,16 @@ def celery_worker(
     return _celery_worker_process
 
 
+@pytest.fixture(autouse=True)
+def no_rate_limits(request: pytest.FixtureRequest, settings: Any) -> Iterator[None]:
+    """Tests run unthrottled (a test of the limits sets its own rates), with fresh counters."""
+    from django.core.cache import cache
+
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": None, "player": None}}
+    cache.clear()
+    yield
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield

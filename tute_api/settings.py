@@ -86,6 +86,16 @@ else:
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # libpq waits forever by default; fail within seconds instead (a URL's ?connect_timeout= wins).
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Writers take the lock when their transaction begins and wait for it, rather than failing
+    # with "database is locked" halfway through (concurrent requests under make run).
+    DATABASES["default"].setdefault("OPTIONS", {}).update({"transaction_mode": "IMMEDIATE", "timeout": 20})
+# Seconds a server thread keeps its database connection between requests (0: one per request).
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+
+# The cache holds the rate limits' counters: per process by default, shared with redis://….
+CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -129,6 +139,15 @@ LOGGING = {
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["players.authentication.BearerAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": ["tute_api.throttling.AnonRateThrottle", "tute_api.throttling.PlayerRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        # Per client address without a token; per player with one.
+        "anon": env.str("THROTTLE_RATE_ANON", default="60/min"),
+        "player": env.str("THROTTLE_RATE_PLAYER", default="50/s"),
+    },
+    "UNAUTHENTICATED_USER": None,
     "EXCEPTION_HANDLER": "tute_api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
@@ -145,6 +164,24 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # One enum per constant `type` of each action and event, and one for suits.
+    "ENUM_NAME_OVERRIDES": {
+        "SuitEnum": ["O", "C", "E", "B"],
+        "MatchStatusEnum": ["waiting", "active", "finished", "cancelled"],
+        **{
+            "".join(part.title() for part in kind.split("_")) + "TypeEnum": [kind]
+            for kind in (
+                "play", "bid", "pass", "choose_trump", "hand_started", "trump_chosen", "card_played",
+                "trick_won", "canto", "tute", "exchange", "draw", "hand_finished", "match_finished",
+                "match_cancelled",
+            )
+        },
+    },
+    "TAGS": [
+        {"name": "players", "description": "Create a player, get its token, rotate it."},
+        {"name": "variants", "description": "The variants of RULES.md and their options."},
+        {"name": "matches", "description": "Create, join and play matches; events and records."},
+    ],
 }
 
 # Celery: without a broker, tasks run in process (so `make run` needs none).
@@ -152,6 +189,10 @@ CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or None
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="") or None
 CELERY_TASK_ALWAYS_EAGER = CELERY_BROKER_URL is None
 CELERY_TASK_EAGER_PROPAGATES = True
+# Celery beat: queue again the bot turns that a broker outage lost (games.tasks.sweep_bot_turns).
+CELERY_BEAT_SCHEDULE = {
+    "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": 30.0},
+}
 
 # Where waiting requests hear that a match moved on (games/live.py): Redis pub/sub, or in process.
 # Defaults to the Celery broker when that is Redis, else in process (one server process, as make run).

@@ -6,9 +6,10 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from tute_api import health
 
-# The versioned API. Later issues add each app's routes here, e.g.
-# path("players/", include("players.urls")).
-api_v1_urlpatterns: list[object] = []
+# The versioned API: each app's routes.
+api_v1_urlpatterns: list[object] = [
+    path("", include("players.urls")),
+]
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),

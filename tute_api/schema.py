@@ -1,0 +1,46 @@
+"""OpenAPI pieces shared by the apps: the problem-details response of every error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
+
+from .errors import PROBLEM_CONTENT_TYPE
+
+
+class ProblemSerializer(serializers.Serializer):
+    """An RFC 9457 problem: the standard members, a stable ``code``, and the error's own members."""
+
+    type = serializers.CharField(help_text="`urn:tute:problem:<code>`.")
+    title = serializers.CharField()
+    status = serializers.IntegerField()
+    detail = serializers.CharField()
+    code = serializers.CharField(help_text="Stable and machine-readable, e.g. `must_follow_suit`, `stale_seq`.")
+    rule = serializers.CharField(required=False, help_text="The rule of RULES.md that an illegal action breaks.")
+    field = serializers.CharField(required=False, help_text="The input that was refused (`options.letters`).")
+    seq = serializers.IntegerField(required=False, help_text="The match's current `seq` (with `stale_seq`).")
+    errors = serializers.DictField(required=False, help_text="Per-field messages of a 400 `invalid`.")
+    retry_after = serializers.IntegerField(required=False, help_text="Seconds to wait (with a 429).")
+
+
+_DESCRIPTIONS = {
+    400: "Bad input (`parse_error`, `invalid` with per-field `errors`).",
+    401: "No token, or a bad one (`not_authenticated`, `authentication_failed`).",
+    403: "Not allowed (see `code`).",
+    404: "No such match, or not one of the caller's (`not_found`).",
+    409: "A conflict with the match's current state (see `code`).",
+    422: "A rule or a constraint refuses the request (see `code`, and `rule` or `field`).",
+    429: "Too many requests (`throttled`); `Retry-After` says how long to wait.",
+}
+
+
+def problems(*statuses: int, **descriptions: str) -> dict[Any, OpenApiResponse]:
+    """Problem-details responses for some statuses, for ``extend_schema(responses=...)``."""
+    return {
+        (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+            ProblemSerializer, description=descriptions.get(f"s{status}", _DESCRIPTIONS[status])
+        )
+        for status in statuses
+    }
