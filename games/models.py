@@ -1,1 +1,155 @@
-"""Models of the games app: they store matches; the rules live in games.engine (none yet)."""
+"""Models of the games app: they store matches; the rules live in :mod:`games.engine`.
+
+A :class:`Match` keeps a snapshot of the engine's state (``games.engine.to_json``) and an
+append-only log of :class:`Event` rows, numbered ``seq`` 1, 2, … with no gaps, from which the
+snapshot can be rebuilt (``games.engine.replay``). :class:`Hand` rows summarise each deal and its
+result; :class:`Seat` rows say who sits where.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, NoReturn
+
+from django.db import models
+from django.utils import timezone
+
+from players.models import Player
+
+
+class MatchStatus(models.TextChoices):
+    WAITING = "waiting"  # some seat is open; the cards are not dealt yet
+    ACTIVE = "active"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
+class Match(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    variant = models.CharField(max_length=32)
+    options = models.JSONField(help_text="Every option of the variant, defaults filled in.")
+    seed = models.BigIntegerField(null=True, blank=True, help_text="Deterministic deals (C12), if given.")
+    status = models.CharField(max_length=16, choices=MatchStatus.choices, default=MatchStatus.WAITING)
+    seq = models.PositiveIntegerField(default=0, help_text="The seq of the latest event; 0 before any.")
+    turn = models.SmallIntegerField(null=True, blank=True, help_text="The seat to act, if any.")
+    state = models.JSONField(null=True, blank=True, help_text="The engine's state after event `seq`.")
+    invite_code = models.CharField(max_length=16, blank=True)
+    created_by = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="created_matches")
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "matches"
+        indexes = [models.Index(fields=["status", "updated_at"], name="match_status_updated")]
+
+    def __str__(self) -> str:
+        return f"{self.variant} {self.id} ({self.status})"
+
+
+class Seat(models.Model):
+    """A seat of a match: a player, a built-in bot (``bot`` = its level), or open (neither)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, null=True, blank=True, related_name="seats")
+    bot = models.CharField(max_length=32, blank=True, help_text="A built-in bot's level, e.g. level-2.")
+    joined_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="seat_match_number_unique"),
+            models.UniqueConstraint(
+                fields=["match", "player"], condition=models.Q(player__isnull=False), name="seat_match_player_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"seat {self.number}: {self.kind}"
+
+    @property
+    def kind(self) -> str:
+        return "player" if self.player_id else "bot" if self.bot else "open"
+
+
+class Hand(models.Model):
+    """One deal of a match: written from its ``hand_started`` and ``hand_finished`` events."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="hands")
+    number = models.PositiveIntegerField()
+    dealer = models.PositiveSmallIntegerField()
+    deck = models.JSONField(help_text="The shuffled deck as dealt, card codes.")
+    started_seq = models.PositiveIntegerField()
+    result = models.JSONField(null=True, blank=True)
+    finished_seq = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [models.UniqueConstraint(fields=["match", "number"], name="hand_match_number_unique")]
+
+    def __str__(self) -> str:
+        return f"hand {self.number} of {self.match_id}"
+
+
+class AppendOnly(Exception):
+    """Raised on any attempt to change or delete an event."""
+
+
+class EventQuerySet(models.QuerySet["Event"]):
+    def update(self, **kwargs: Any) -> NoReturn:
+        raise AppendOnly("events are never updated")
+
+    def delete(self) -> NoReturn:
+        raise AppendOnly("events are never deleted")
+
+
+class Event(models.Model):
+    """One entry of a match's log, as the engine wrote it; never updated, never deleted."""
+
+    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32)
+    seat = models.SmallIntegerField(null=True, blank=True)
+    data = models.JSONField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = EventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [models.UniqueConstraint(fields=["match", "seq"], name="event_match_seq_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.seq} {self.type}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise AppendOnly("events are never updated")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise AppendOnly("events are never deleted")
+
+    def as_engine_event(self) -> dict[str, Any]:
+        return {"type": self.type, "seat": self.seat, "data": self.data}
+
+
+class IdempotencyRecord(models.Model):
+    """The first answer to a POST sent with an ``Idempotency-Key``, to give again on a retry."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="idempotency_records")
+    key = models.CharField(max_length=255)
+    method = models.CharField(max_length=8)
+    path = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField()
+    body = models.JSONField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["player", "key"], name="idempotency_player_key_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path} [{self.key}]"

@@ -9,6 +9,7 @@ from tute_api import health
 # The versioned API: each app's routes.
 api_v1_urlpatterns: list[object] = [
     path("", include("players.urls")),
+    path("", include("games.urls")),
 ]
 
 urlpatterns = [

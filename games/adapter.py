@@ -1,0 +1,134 @@
+"""Rows ↔ engine: the one place that turns stored matches into engine states and engine output
+into rows and response bodies (Cosmic Python's ``to_domain`` / ``update_from_domain``).
+
+What a seat may see is decided by the engine (:func:`games.engine.view`, :func:`games.engine.redact`);
+this module only adds what the service knows (ids, seats, ``seq``, times).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from games import engine
+from games.engine import State
+
+from .models import Event, Hand, Match, MatchStatus, Seat
+
+# -- rows → engine ------------------------------------------------------------------------------
+
+
+def state_of(match: Match) -> State:
+    """The engine state of a started match, from its snapshot."""
+    assert match.state is not None, "a match that has not started has no state"
+    return engine.from_json(match.state)
+
+
+def log_of(rows: list[Event]) -> list[engine.Event]:
+    return [row.as_engine_event() for row in rows]
+
+
+# -- engine → rows ------------------------------------------------------------------------------
+
+
+def update_from_state(match: Match, state: State, now: datetime) -> None:
+    """Copy the engine state into the match row (not saved): snapshot, turn, status."""
+    match.state = engine.to_json(state)
+    match.turn = engine.current_seat(state)
+    match.updated_at = now
+    if state.status == "finished" and match.status != MatchStatus.FINISHED:
+        match.status = MatchStatus.FINISHED
+        match.finished_at = now
+
+
+def event_rows(match: Match, events: list[engine.Event], now: datetime) -> list[Event]:
+    """New log rows for engine events, numbered on from ``match.seq`` (which is advanced)."""
+    first = match.seq + 1
+    rows = [
+        Event(match=match, seq=first + i, type=e["type"], seat=e["seat"], data=e["data"], created_at=now)
+        for i, e in enumerate(events)
+    ]
+    match.seq += len(rows)
+    return rows
+
+
+def hands_started(match: Match, rows: list[Event]) -> list[Hand]:
+    """A :class:`Hand` for each ``hand_started`` row."""
+    return [
+        Hand(match=match, number=r.data["hand"], dealer=r.data["dealer"], deck=r.data["deck"], started_seq=r.seq)
+        for r in rows
+        if r.type == "hand_started"
+    ]
+
+
+def hands_finished(rows: list[Event]) -> list[tuple[int, dict[str, Any], int]]:
+    """``(hand number, result, seq)`` for each ``hand_finished`` row."""
+    return [(r.data["hand"], r.data, r.seq) for r in rows if r.type == "hand_finished"]
+
+
+# -- rows → response bodies -----------------------------------------------------------------------
+
+
+def iso(moment: datetime | None) -> str | None:
+    if moment is None:
+        return None
+    text = moment.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def seat_body(seat: Seat) -> dict[str, Any]:
+    player = seat.player
+    return {
+        "seat": seat.number,
+        "kind": seat.kind,
+        "player": {"id": str(player.pk), "username": player.username} if player is not None else None,
+        "bot": seat.bot or None,
+    }
+
+
+def event_body(row: Event, seat: int | None) -> dict[str, Any]:
+    """A log row as ``seat`` may see it (``None``: a spectator)."""
+    shown = engine.redact(row.as_engine_event(), seat)
+    return {"seq": row.seq, "type": row.type, "seat": row.seat, "data": shown["data"], "at": iso(row.created_at)}
+
+
+def event_body_full(row: Event) -> dict[str, Any]:
+    """A log row unredacted: for the record of a match that is over."""
+    return {"seq": row.seq, "type": row.type, "seat": row.seat, "data": row.data, "at": iso(row.created_at)}
+
+
+def _unstarted_view(match: Match) -> dict[str, Any]:
+    """The table of a match whose cards are not dealt: scores at zero, no hand."""
+    blank = engine.view(engine.new_match(match.variant, match.options, seed=0).state, None)
+    return {**blank, "hand": None, "legal_actions": []}
+
+
+def match_body(match: Match, seats: list[Seat], seat: int | None, state: State | None = None) -> dict[str, Any]:
+    """The match as ``seat`` sees it: the engine's view plus ids, seats, ``seq`` and times."""
+    if match.state is None:
+        table = _unstarted_view(match)
+    else:
+        table = engine.view(state if state is not None else state_of(match), seat)
+    if match.status == MatchStatus.CANCELLED:
+        table["legal_actions"] = []
+    return {
+        "id": str(match.id),
+        "variant": match.variant,
+        "options": table["options"],
+        "status": match.status,
+        "seq": match.seq,
+        "players": table["players"],
+        "seats": [seat_body(s) for s in seats],
+        "invite_code": match.invite_code if match.status == MatchStatus.WAITING else None,
+        "my_seat": seat,
+        "my_hand": table["my_hand"] or [],
+        "legal_actions": table["legal_actions"],
+        "scoreboard": table["scoreboard"],
+        "sides": table["sides"],
+        "results": table["results"],
+        "winners": table["winners"],
+        "hand": table["hand"],
+        "created_at": iso(match.created_at),
+        "started_at": iso(match.started_at),
+        "finished_at": iso(match.finished_at),
+    }

@@ -1,0 +1,328 @@
+"""The games HTTP API: one small view per operation; each validates input, calls one service or
+selector, and returns what it gets (HackSoft style). Errors are raised as ApiError and rendered
+as problem details by tute_api.errors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from uuid import UUID
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from tute_api.schema import problems
+
+from . import examples, selectors, services
+from .errors import BadRequest, ErrorCode
+from .models import MatchStatus
+from .serializers import (
+    ACTION_REQUEST,
+    EVENT,
+    ActionInputSerializer,
+    MatchCreateInputSerializer,
+    MatchJoinInputSerializer,
+    MatchSerializer,
+    MatchSummarySerializer,
+    RecordSerializer,
+    VariantSerializer,
+)
+
+IDEMPOTENCY_HEADER = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    description="A unique key per request (e.g. a UUID): a retry with the same key and body returns the "
+    "first answer and changes nothing; the same key with another request is refused (422 "
+    "`idempotency_key_reused`).",
+)
+MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The match's id.")
+
+
+def idempotency_of(request: Request) -> services.Idempotency | None:
+    """The request's ``Idempotency-Key``, with what identifies the request; None without one."""
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not 1 <= len(key) <= 255 or not key.isascii() or not key.isprintable():
+        raise BadRequest(
+            "An Idempotency-Key is 1 to 255 printable ASCII characters.", code=ErrorCode.INVALID_IDEMPOTENCY_KEY
+        )
+    body = json.dumps(request.data, sort_keys=True, separators=(",", ":"), default=str)
+    digest = hashlib.sha256(body.encode()).hexdigest()
+    return services.Idempotency(key=key, method=request.method or "POST", path=request.path, request_hash=digest)
+
+
+def reply_response(reply: services.Reply) -> Response:
+    headers = {"Idempotent-Replayed": "true"} if reply.replayed else None
+    return Response(reply.body, status=reply.status, headers=headers)
+
+
+class WaitQuerySerializer(serializers.Serializer):
+    after = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
+    wait = serializers.IntegerField(required=False, min_value=0, max_value=selectors.MAX_WAIT_SECONDS)
+
+
+_WAIT_PARAMETERS = [
+    OpenApiParameter("after", int, description="With `wait`: answer as soon as the match's `seq` is past this one."),
+    OpenApiParameter(
+        "wait",
+        int,
+        description=f"Whole seconds (at most {selectors.MAX_WAIT_SECONDS}) to wait for the match to move "
+        "past `after` before answering (a long poll); 0 by default.",
+    ),
+]
+
+
+def _wait_if_asked(request: Request, match_id: UUID, query: WaitQuerySerializer) -> None:
+    data = query.validated_data
+    if data.get("wait") and "after" in data:
+        selectors.match_wait(match_id=match_id, after=data["after"], timeout=data["wait"])
+
+
+# -- variants -----------------------------------------------------------------------------------
+
+
+class VariantListApi(APIView):
+    authentication_classes: list[type] = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="variants_list",
+        summary="The variants and their options",
+        responses={200: VariantSerializer(many=True), **problems(429)},
+        examples=[examples.VARIANTS],
+        tags=["variants"],
+    )
+    def get(self, request: Request) -> Response:
+        return Response(selectors.variants())
+
+
+# -- matches ------------------------------------------------------------------------------------
+
+
+class MatchPagination(PageNumberPagination):
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+class MatchPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = MatchSummarySerializer(many=True)
+
+
+class MatchesApi(APIView):
+    """``GET``: the caller's matches; ``POST``: a new match."""
+
+    class FilterSerializer(serializers.Serializer):
+        status = serializers.ChoiceField(choices=MatchStatus.values, required=False)
+        variant = serializers.CharField(required=False, max_length=64)
+
+    @extend_schema(
+        operation_id="matches_list",
+        summary="The caller's matches",
+        description="Matches the caller sits at or created, latest activity first, paginated.",
+        parameters=[
+            OpenApiParameter("status", str, enum=MatchStatus.values),
+            OpenApiParameter("variant", str),
+            OpenApiParameter("page", int),
+            OpenApiParameter("page_size", int, description="1 to 100; 20 by default."),
+        ],
+        responses={200: MatchPageSerializer, **problems(400, 401, 404, 429)},
+        examples=[examples.MATCH_PAGE],
+        tags=["matches"],
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        paginator = MatchPagination()
+        matches = selectors.match_list(player=request.user, **filters.validated_data)
+        page = paginator.paginate_queryset(matches, request, view=self) or []
+        return paginator.get_paginated_response(selectors.match_summaries(list(page)))
+
+    @extend_schema(
+        operation_id="matches_create",
+        summary="Create a match",
+        description="One seat spec per seat, in seat order. The match starts (the first hand is dealt) at "
+        "once when no seat is open; otherwise it waits, and starts when its last open seat is taken "
+        "(`POST /matches/{id}/join` with the `invite_code`).",
+        request=MatchCreateInputSerializer,
+        parameters=[IDEMPOTENCY_HEADER],
+        responses={201: MatchSerializer, **problems(400, 401, 422, 429)},
+        examples=[examples.CREATE_VS_BOTS, examples.CREATE_WITH_FRIENDS, examples.MATCH_CREATED],
+        tags=["matches"],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = MatchCreateInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        reply = services.match_create(
+            player=request.user, idempotency=idempotency_of(request), **serializer.validated_data
+        )
+        return reply_response(reply)
+
+
+class MatchDetailApi(APIView):
+    @extend_schema(
+        operation_id="matches_retrieve",
+        summary="The match as the caller sees it",
+        description="With `after` and `wait`, a long poll: the answer comes as soon as the match moves past "
+        "`after` (a bot played, someone joined), or after `wait` seconds.",
+        parameters=[MATCH_ID, *_WAIT_PARAMETERS],
+        responses={200: MatchSerializer, **problems(400, 401, 404, 429)},
+        examples=[examples.MATCH_VIEW],
+        tags=["matches"],
+    )
+    def get(self, request: Request, match_id: UUID) -> Response:
+        query = WaitQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        membership = selectors.match_membership(match_id=match_id, player=request.user)
+        if query.validated_data.get("wait"):
+            _wait_if_asked(request, match_id, query)
+            membership = selectors.match_membership(match_id=match_id, player=request.user)
+        return Response(selectors.match_view(membership=membership))
+
+
+class MatchJoinApi(APIView):
+    @extend_schema(
+        operation_id="matches_join",
+        summary="Take an open seat",
+        description="Needs the match's invite code. When the last open seat is taken the match starts.",
+        request=MatchJoinInputSerializer,
+        parameters=[MATCH_ID, IDEMPOTENCY_HEADER],
+        responses={
+            200: MatchSerializer,
+            **problems(
+                400,
+                401,
+                403,
+                404,
+                409,
+                422,
+                429,
+                s403="Wrong invite code (`invalid_invite_code`).",
+                s409="`match_not_waiting`, `already_seated`, `no_open_seat` or `seat_taken`.",
+            ),
+        },  # fmt: skip
+        examples=[examples.JOIN, examples.MATCH_VIEW],
+        tags=["matches"],
+    )
+    def post(self, request: Request, match_id: UUID) -> Response:
+        serializer = MatchJoinInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        reply = services.match_join(
+            player=request.user, match_id=match_id, idempotency=idempotency_of(request), **serializer.validated_data
+        )
+        return reply_response(reply)
+
+
+class MatchActionApi(APIView):
+    @extend_schema(
+        operation_id="matches_actions_create",
+        summary="Play: a card, a bid, a pass or a trump",
+        description="One of the caller's `legal_actions`. Answers with the caller's view right after the "
+        "action; bots then play their turns in the background (follow them with `GET /events?after=` "
+        "or `GET /matches/{id}?after=&wait=`).",
+        request=ACTION_REQUEST,
+        parameters=[MATCH_ID, IDEMPOTENCY_HEADER],
+        responses={
+            200: MatchSerializer,
+            **problems(
+                400,
+                401,
+                403,
+                404,
+                409,
+                422,
+                429,
+                s403="The caller watches the match and has no seat (`not_seated`).",
+                s409="`not_your_turn`, `stale_seq` (with the current `seq`) or `match_not_active`.",
+                s422="A rule broken, named in `rule`: `must_follow_suit`, `must_beat`, `must_trump`, "
+                "`must_overtrump`, `card_not_in_hand`, `bid_too_low`, `invalid_bid`, `invalid_suit`, "
+                "`invalid_action`, `action_not_allowed_now`; or `idempotency_key_reused`.",
+            ),
+        },  # fmt: skip
+        examples=[*examples.ACTIONS, examples.MATCH_VIEW, *examples.ACTION_ERRORS],
+        tags=["matches"],
+    )
+    def post(self, request: Request, match_id: UUID) -> Response:
+        serializer = ActionInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        reply = services.match_act(
+            player=request.user,
+            match_id=match_id,
+            action=serializer.action(),
+            expected_seq=serializer.validated_data.get("expected_seq"),
+            idempotency=idempotency_of(request),
+        )
+        return reply_response(reply)
+
+
+class MatchEventsApi(APIView):
+    class QuerySerializer(WaitQuerySerializer):
+        after = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
+        limit = serializers.IntegerField(required=False, default=1000, min_value=1, max_value=1000)
+
+    @extend_schema(
+        operation_id="matches_events_list",
+        summary="The match's events after a seq",
+        description="Oldest first, each as the caller may see it (other hands and the stock are hidden). "
+        "With `wait`, a long poll: the answer comes as soon as there is an event after `after`.",
+        parameters=[
+            MATCH_ID,
+            OpenApiParameter("after", int, description="Only events with a greater seq (default 0: all)."),
+            OpenApiParameter("limit", int, description="At most this many events (1 to 1000, default 1000)."),
+            _WAIT_PARAMETERS[1],
+        ],
+        responses={200: EVENT, **problems(400, 401, 404, 429)},
+        examples=[examples.EVENTS],
+        tags=["matches"],
+    )
+    def get(self, request: Request, match_id: UUID) -> Response:
+        query = self.QuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        membership = selectors.match_membership(match_id=match_id, player=request.user)
+        if query.validated_data.get("wait"):
+            _wait_if_asked(request, match_id, query)
+        data = query.validated_data
+        events = selectors.match_events(membership=membership, after=data["after"], limit=data["limit"])
+        return Response(events)
+
+
+class MatchRecordApi(APIView):
+    @extend_schema(
+        operation_id="matches_record",
+        summary="The full record of a match that is over",
+        description="Every deal in full, every action and every event, unredacted: enough to replay the match "
+        "card by card. Refused (403 `match_not_over`) while the match is waiting or active.",
+        parameters=[MATCH_ID],
+        responses={200: RecordSerializer, **problems(401, 403, 404, 429, s403="`match_not_over`.")},
+        examples=[examples.RECORD],
+        tags=["matches"],
+    )
+    def get(self, request: Request, match_id: UUID) -> Response:
+        membership = selectors.match_membership(match_id=match_id, player=request.user)
+        return Response(selectors.match_record(membership=membership))
+
+
+class MatchCancelApi(APIView):
+    @extend_schema(
+        operation_id="matches_cancel",
+        summary="Call off a match that waits for players",
+        description="Only the creator, only while the match waits for players.",
+        request=None,
+        parameters=[MATCH_ID],
+        responses={200: MatchSerializer, **problems(401, 403, 404, 409, 429, s409="`match_not_waiting`.")},
+        examples=[examples.MATCH_CANCELLED],
+        tags=["matches"],
+    )
+    def post(self, request: Request, match_id: UUID) -> Response:
+        return reply_response(services.match_cancel(player=request.user, match_id=match_id))

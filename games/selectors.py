@@ -1,0 +1,173 @@
+"""Reads of the games app: a player's matches, views, events, records and the variants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from django.db.models import OuterRef, QuerySet, Subquery
+
+from games import engine, live
+from players.models import Player
+
+from . import adapter
+from .errors import ErrorCode, Forbidden, NotFound
+from .models import Event, Hand, Match, MatchStatus, Seat
+
+#: The longest a request may wait for a match to move on (``?wait=``).
+MAX_WAIT_SECONDS = 30
+
+
+@dataclass
+class Membership:
+    """A match as one player relates to it: their seat (None for a creator who does not play)."""
+
+    match: Match
+    seats: list[Seat]
+    seat: int | None
+
+
+def seats_of(match: Match) -> list[Seat]:
+    return list(Seat.objects.filter(match=match).select_related("player").order_by("number"))
+
+
+def seat_of(seats: list[Seat], player: Player) -> int | None:
+    return next((s.number for s in seats if s.player_id == player.pk), None)
+
+
+def match_membership(*, match_id: UUID, player: Player) -> Membership:
+    """The match and the caller's seat; 404 unless the caller sits at it or created it."""
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:
+        raise NotFound()
+    seats = seats_of(match)
+    seat = seat_of(seats, player)
+    if seat is None and match.created_by_id != player.pk:
+        raise NotFound()
+    return Membership(match, seats, seat)
+
+
+def match_view(*, membership: Membership) -> dict[str, Any]:
+    return adapter.match_body(membership.match, membership.seats, membership.seat)
+
+
+def match_events(*, membership: Membership, after: int, limit: int) -> list[dict[str, Any]]:
+    """The events after ``after``, oldest first, as the caller's seat may see them."""
+    rows = Event.objects.filter(match=membership.match, seq__gt=after).order_by("seq")[:limit]
+    return [adapter.event_body(row, membership.seat) for row in rows]
+
+
+def match_record(*, membership: Membership) -> dict[str, Any]:
+    """Everything about a match that is over: every deal in full, every action, every event."""
+    match = membership.match
+    if match.status not in (MatchStatus.FINISHED, MatchStatus.CANCELLED):
+        raise Forbidden(
+            "The record shows every hand in full: it is available once the match is over.",
+            code=ErrorCode.MATCH_NOT_OVER,
+        )
+    rows = list(Event.objects.filter(match=match).order_by("seq"))
+    hands = Hand.objects.filter(match=match).order_by("number")
+    actions = []
+    for row in rows:
+        for seat, action in engine.actions_of([row.as_engine_event()]):
+            actions.append({"seq": row.seq, "seat": seat, "action": action})
+    final = adapter.match_body(match, membership.seats, None)
+    return {
+        "id": str(match.id),
+        "variant": match.variant,
+        "options": match.options,
+        "seed": match.seed,
+        "status": match.status,
+        "seq": match.seq,
+        "seats": final["seats"],
+        "scoreboard": final["scoreboard"],
+        "winners": final["winners"],
+        "created_at": final["created_at"],
+        "started_at": final["started_at"],
+        "finished_at": final["finished_at"],
+        "hands": [
+            {"number": h.number, "dealer": h.dealer, "deck": h.deck, "result": h.result, "started_seq": h.started_seq}
+            for h in hands
+        ],
+        "actions": actions,
+        "events": [adapter.event_body_full(row) for row in rows],
+    }
+
+
+def match_list(*, player: Player, status: str | None = None, variant: str | None = None) -> QuerySet[Match]:
+    """The matches the player sits at or created, latest activity first, with ``my_seat``."""
+    my_seat = Seat.objects.filter(match=OuterRef("pk"), player=player).values("number")[:1]
+    matches = Match.objects.filter(pk__in=Seat.objects.filter(player=player).values("match")) | Match.objects.filter(
+        created_by=player
+    )
+    matches = matches.annotate(my_seat=Subquery(my_seat)).order_by("-updated_at", "-created_at")
+    if status:
+        matches = matches.filter(status=status)
+    if variant:
+        matches = matches.filter(variant=variant)
+    return matches.defer("state")
+
+
+def match_summaries(matches: list[Match]) -> list[dict[str, Any]]:
+    """A list entry per match: who sits where and whether the caller is to act; no cards."""
+    seats: dict[Any, list[Seat]] = {m.pk: [] for m in matches}
+    for seat in Seat.objects.filter(match__in=list(seats)).select_related("player").order_by("number"):
+        seats[seat.match_id].append(seat)
+    out = []
+    for match in matches:
+        my_seat = getattr(match, "my_seat", None)
+        out.append(
+            {
+                "id": str(match.id),
+                "variant": match.variant,
+                "options": match.options,
+                "status": match.status,
+                "seq": match.seq,
+                "seats": [adapter.seat_body(s) for s in seats[match.pk]],
+                "my_seat": my_seat,
+                "turn": match.turn,
+                "my_turn": my_seat is not None and match.turn == my_seat and match.status == MatchStatus.ACTIVE,
+                "invite_code": match.invite_code if match.status == MatchStatus.WAITING else None,
+                "created_at": adapter.iso(match.created_at),
+                "updated_at": adapter.iso(match.updated_at),
+            }
+        )
+    return out
+
+
+def match_wait(*, match_id: UUID, after: int, timeout: float) -> None:
+    """Return once the match's ``seq`` is past ``after``, or after ``timeout`` seconds.
+
+    Subscribes first and reads second, so news published in between is not missed (games.live).
+    """
+    if timeout <= 0:
+        return
+    with live.subscribe(live.match_channel(match_id)) as subscription:
+        current = Match.objects.filter(pk=match_id).values_list("seq", flat=True).first()
+        if current is None or current > after:
+            return
+        subscription.wait(min(timeout, MAX_WAIT_SECONDS))
+
+
+def variants() -> list[dict[str, Any]]:
+    """Every variant of RULES.md with its seats and options (names, defaults, allowed values)."""
+    return [
+        {
+            "name": info.name,
+            "title": info.title,
+            "rule": info.rule,
+            "players": list(info.players),
+            "options": [
+                {
+                    "name": o.name,
+                    "default": o.default,
+                    "choices": list(o.choices),
+                    "rule": o.rule,
+                    "description": o.description,
+                }
+                for o in info.options
+            ],
+        }
+        for info in engine.VARIANTS.values()
+    ]

@@ -1,0 +1,365 @@
+"""Writes of the games app: create and join matches, act, let the bots play, cancel.
+
+Every service runs in one transaction and locks the match row (``select_for_update``) before it
+reads the match, so that actions on one match are applied one at a time, in ``seq`` order. An
+action is applied through the engine; its events are appended to the log, the snapshot is saved,
+and, once the transaction commits, waiting requests are woken and the next bot turn is queued.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+from uuid import UUID
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
+
+from games import engine, live
+from games.bots import LEVELS, choose_action
+from players.models import Player
+
+from . import adapter, selectors, tasks
+from .errors import Conflict, ErrorCode, Forbidden, NotFound, Unprocessable, engine_error
+from .models import Event, Hand, IdempotencyRecord, Match, MatchStatus, Seat
+
+logger = logging.getLogger(__name__)
+
+#: Bot actions played in one transaction before the task commits and queues itself again.
+BOT_TURNS_PER_TASK = 200
+INVITE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+
+
+@dataclass(frozen=True)
+class Idempotency:
+    """An ``Idempotency-Key`` and what identifies the request it came with."""
+
+    key: str
+    method: str
+    path: str
+    request_hash: str
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A service's answer, as the API sends it (and as a retry with the same key gets it again)."""
+
+    status: int
+    body: dict[str, Any]
+    replayed: bool = False
+
+
+# -- matches ------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def match_create(
+    *,
+    player: Player,
+    variant: str,
+    options: dict[str, Any] | None = None,
+    seed: int | None = None,
+    seats: list[Any],
+    idempotency: Idempotency | None = None,
+) -> Reply:
+    """A new match; it starts at once when no seat is open, else waits for players to join."""
+    if idempotency is not None and (first := _idempotent_reply(player, idempotency)):
+        return first
+    try:
+        checked = engine.validate_options(variant, options)
+        players = engine.new_match(variant, checked, seed=0).state.players
+    except engine.EngineError as exc:
+        raise engine_error(exc) from None
+    specs = _seat_specs(seats, players, variant)
+    now = timezone.now()
+    match = Match.objects.create(
+        variant=variant,
+        options=checked,
+        seed=seed,
+        created_by=player,
+        created_at=now,
+        updated_at=now,
+        invite_code="".join(secrets.choice(INVITE_ALPHABET) for _ in range(10)) if "open" in specs else "",
+    )
+    rows = [
+        Seat(
+            match=match,
+            number=n,
+            player=player if spec == "me" else None,
+            bot=spec[4:] if spec.startswith("bot:") else "",
+            joined_at=now if spec != "open" else None,
+        )
+        for n, spec in enumerate(specs)
+    ]
+    Seat.objects.bulk_create(rows)
+    seats_now = selectors.seats_of(match)
+    if "open" not in specs:
+        _match_start(match, seats_now)
+    body = adapter.match_body(match, seats_now, selectors.seat_of(seats_now, player))
+    return _reply(player, idempotency, Reply(201, body))
+
+
+@transaction.atomic
+def match_join(
+    *,
+    player: Player,
+    match_id: UUID,
+    invite_code: str,
+    seat: int | None = None,
+    idempotency: Idempotency | None = None,
+) -> Reply:
+    """The player takes an open seat; the match starts when its last open seat is taken."""
+    if idempotency is not None and (first := _idempotent_reply(player, idempotency)):
+        return first
+    match = _locked(match_id)
+    if not match.invite_code or not secrets.compare_digest(match.invite_code, invite_code):
+        raise Forbidden("That is not the match's invite code.", code=ErrorCode.INVALID_INVITE_CODE)
+    seats = selectors.seats_of(match)
+    if match.status != MatchStatus.WAITING:
+        raise Conflict(f"The match is {match.status}; it has no open seat.", code=ErrorCode.MATCH_NOT_WAITING)
+    if selectors.seat_of(seats, player) is not None:
+        raise Conflict("You already sit at this match.", code=ErrorCode.ALREADY_SEATED)
+    open_seats = [s for s in seats if s.kind == "open"]
+    if seat is None:
+        if not open_seats:
+            raise Conflict("The match has no open seat.", code=ErrorCode.NO_OPEN_SEAT)
+        taken = open_seats[0]
+    else:
+        if not 0 <= seat < len(seats):
+            raise Unprocessable(
+                f"Seats are numbered 0 to {len(seats) - 1}.", code=ErrorCode.INVALID_SEATS, field="seat"
+            )
+        taken = seats[seat]
+        if taken.kind != "open":
+            raise Conflict(f"Seat {seat} is taken.", code=ErrorCode.SEAT_TAKEN)
+    now = timezone.now()
+    taken.player, taken.joined_at = player, now
+    taken.save(update_fields=["player", "joined_at"])
+    match.updated_at = now
+    if len(open_seats) == 1:
+        _match_start(match, seats)
+    else:
+        match.save(update_fields=["updated_at"])
+        transaction.on_commit(lambda: _announce(match.id))
+    return _reply(player, idempotency, Reply(200, adapter.match_body(match, seats, taken.number)))
+
+
+@transaction.atomic
+def match_act(
+    *,
+    player: Player,
+    match_id: UUID,
+    action: dict[str, Any],
+    expected_seq: int | None = None,
+    idempotency: Idempotency | None = None,
+) -> Reply:
+    """The player's action, applied through the engine; 409/422 if the match or the rules refuse it."""
+    if idempotency is not None and (first := _idempotent_reply(player, idempotency)):
+        return first
+    match = _locked(match_id)
+    seats = selectors.seats_of(match)
+    seat = selectors.seat_of(seats, player)
+    if seat is None:
+        if match.created_by_id != player.pk:
+            raise NotFound()
+        raise Forbidden("You watch this match; you have no seat to play.", code=ErrorCode.NOT_SEATED)
+    if match.status != MatchStatus.ACTIVE:
+        detail = "The match waits for players to join." if match.status == MatchStatus.WAITING else "The match is over."
+        raise Conflict(f"{detail} It takes no actions (status {match.status}).", code=engine.Code.MATCH_NOT_ACTIVE)
+    if expected_seq is not None and expected_seq != match.seq:
+        raise Conflict(
+            f"The match has moved on: it is at seq {match.seq}, not {expected_seq}.",
+            code=ErrorCode.STALE_SEQ,
+            seq=match.seq,
+        )
+    state = adapter.state_of(match)
+    try:
+        events = engine.push(state, seat, action)
+    except engine.EngineError as exc:
+        raise engine_error(exc) from None
+    _record(match, seats, state, events)
+    return _reply(player, idempotency, Reply(200, adapter.match_body(match, seats, seat, state)))
+
+
+@transaction.atomic
+def match_cancel(*, player: Player, match_id: UUID) -> Reply:
+    """The creator calls off a match that still waits for players."""
+    match = _locked(match_id)
+    seats = selectors.seats_of(match)
+    seat = selectors.seat_of(seats, player)
+    if match.created_by_id != player.pk:
+        if seat is None:
+            raise NotFound()
+        raise Forbidden("Only the match's creator may cancel it.", code="permission_denied")
+    if match.status != MatchStatus.WAITING:
+        raise Conflict(
+            f"The match is {match.status}; only a waiting match may be cancelled.", code=ErrorCode.MATCH_NOT_WAITING
+        )
+    now = timezone.now()
+    event = {"type": "match_cancelled", "seat": None, "data": {"reason": "cancelled_by_creator"}}
+    Event.objects.bulk_create(adapter.event_rows(match, [event], now))
+    match.status, match.updated_at, match.finished_at = MatchStatus.CANCELLED, now, now
+    match.save(update_fields=["status", "seq", "updated_at", "finished_at"])
+    transaction.on_commit(lambda: _announce(match.id))
+    return Reply(200, adapter.match_body(match, seats, seat))
+
+
+# -- bots ---------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def bot_turns_play(*, match_id: UUID | str, seq: int) -> int:
+    """Play the bots' turns from ``seq`` on until a human must act; returns the actions played.
+
+    Idempotent: if the match has moved past ``seq`` (another task played, or a human acted), it
+    does nothing. Each bot sees only its own seat's view of the table.
+    """
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    if match is None or match.status != MatchStatus.ACTIVE or match.seq != seq:
+        return 0
+    seats = selectors.seats_of(match)
+    state = adapter.state_of(match)
+    events: list[engine.Event] = []
+    played = 0
+    while (seat := engine.current_seat(state)) is not None and seats[seat].bot and played < BOT_TURNS_PER_TASK:
+        rng = random.Random(f"{match.seed}:{seq}:{played}") if match.seed is not None else random.Random()
+        action = choose_action(seats[seat].bot, engine.view(state, seat), rng)
+        events += engine.push(state, seat, action)
+        played += 1
+    if events:
+        _record(match, seats, state, events)
+    return played
+
+
+def bot_turns_sweep(*, idle_seconds: float = 30) -> int:
+    """Queue bot turns that were lost (a broker down at the moment of queuing); returns how many."""
+    cutoff = timezone.now() - timedelta(seconds=idle_seconds)
+    stuck = Match.objects.filter(status=MatchStatus.ACTIVE, updated_at__lt=cutoff, turn__isnull=False)
+    stuck = stuck.filter(seats__number=F("turn"), seats__bot__gt="").values_list("id", "seq")
+    count = 0
+    for match_id, seq in stuck:
+        _queue_bot_turns(match_id, seq)
+        count += 1
+    return count
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _locked(match_id: UUID) -> Match:
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    if match is None:
+        raise NotFound()
+    return match
+
+
+def _seat_specs(seats: list[Any], players: int, variant: str) -> list[str]:
+    """Each seat spec as ``"me"``, ``"open"`` or ``"bot:<level>"``; 422 for anything else."""
+    if len(seats) != players:
+        raise Unprocessable(
+            f"A {variant} match with these options has {players} seats; {len(seats)} were given.",
+            code=ErrorCode.INVALID_SEATS,
+            field="seats",
+        )
+    specs = []
+    for n, spec in enumerate(seats):
+        field = f"seats[{n}]"
+        if spec == {"player": "me"}:
+            specs.append("me")
+        elif spec == {"open": True}:
+            specs.append("open")
+        elif isinstance(spec, dict) and set(spec) == {"bot"} and isinstance(spec["bot"], str):
+            if spec["bot"] not in LEVELS:
+                raise Unprocessable(
+                    f"No bot {spec['bot'][:50]!r}: the built-in bots are {', '.join(LEVELS)}.",
+                    code=ErrorCode.UNKNOWN_BOT,
+                    field=field,
+                )
+            specs.append(f"bot:{spec['bot']}")
+        else:
+            raise Unprocessable(
+                'A seat is {"player": "me"}, {"open": true} or {"bot": "<level or bot id>"}.',
+                code=ErrorCode.INVALID_SEATS,
+                field=field,
+            )
+    if specs.count("me") > 1:
+        raise Unprocessable("You may take one seat only.", code=ErrorCode.INVALID_SEATS, field="seats")
+    return specs
+
+
+def _match_start(match: Match, seats: list[Seat]) -> None:
+    """Deal the first hand (every seat is filled)."""
+    step = engine.new_match(match.variant, match.options, seed=match.seed)
+    match.status = MatchStatus.ACTIVE
+    match.started_at = timezone.now()
+    _record(match, seats, step.state, step.events)
+
+
+def _record(match: Match, seats: list[Seat], state: engine.State, events: list[engine.Event]) -> None:
+    """Append the events to the log, write the hands, save the snapshot; wake and queue on commit."""
+    now = timezone.now()
+    rows = adapter.event_rows(match, events, now)
+    Event.objects.bulk_create(rows)
+    for number, result, seq in adapter.hands_finished(rows):
+        Hand.objects.filter(match=match, number=number).update(result=result, finished_seq=seq)
+    if started := adapter.hands_started(match, rows):
+        Hand.objects.bulk_create(started)
+    adapter.update_from_state(match, state, now)
+    match.save(update_fields=["status", "seq", "turn", "state", "updated_at", "started_at", "finished_at"])
+    match_id, seq, turn = match.id, match.seq, match.turn
+    bot_next = turn is not None and bool(seats[turn].bot)
+    transaction.on_commit(lambda: _announce(match_id))
+    if bot_next:
+        transaction.on_commit(lambda: _queue_bot_turns(match_id, seq))
+
+
+def _announce(match_id: UUID) -> None:
+    try:
+        live.publish(live.match_channel(match_id))
+    except Exception:  # waiters time out and read again; the news is in the database
+        logger.exception("Could not announce news of match %s", match_id)
+
+
+def _queue_bot_turns(match_id: UUID, seq: int) -> None:
+    try:
+        tasks.play_bot_turns.delay(str(match_id), seq)
+    except BrokerError:  # the sweep (tasks.sweep_bot_turns) queues it again later
+        logger.exception("Could not queue the bot turns of match %s at seq %s", match_id, seq)
+
+
+def _idempotent_reply(player: Player, idempotency: Idempotency) -> Reply | None:
+    """The first answer to this key, if any; 422 if the key came with another request."""
+    list(Player.objects.select_for_update().filter(pk=player.pk).values_list("pk"))  # one keyed request at a time
+    record = IdempotencyRecord.objects.filter(player=player, key=idempotency.key).first()
+    if record is None:
+        return None
+    if (record.method, record.path, record.request_hash) != (
+        idempotency.method,
+        idempotency.path,
+        idempotency.request_hash,
+    ):
+        raise Unprocessable(
+            "This Idempotency-Key was used with another request; use a new key for a new request.",
+            code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
+        )
+    return Reply(record.status_code, record.body, replayed=True)
+
+
+def _reply(player: Player, idempotency: Idempotency | None, reply: Reply) -> Reply:
+    if idempotency is not None:
+        IdempotencyRecord.objects.create(
+            player=player,
+            key=idempotency.key,
+            method=idempotency.method,
+            path=idempotency.path,
+            request_hash=idempotency.request_hash,
+            status_code=reply.status,
+            body=reply.body,
+        )
+    return reply

@@ -1,0 +1,44 @@
+"""Check response bodies against the service's own OpenAPI schema, strictly: every documented
+object is closed (``additionalProperties: false``), so an undocumented field fails too."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jsonschema
+from drf_spectacular.generators import SchemaGenerator
+
+
+def _strict(node: Any) -> Any:
+    """OpenAPI 3.0 → JSON Schema: ``nullable`` becomes a null alternative; objects are closed."""
+    if isinstance(node, list):
+        return [_strict(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _strict(value) for key, value in node.items() if key not in ("nullable", "discriminator")}
+    if out.get("type") == "object" and "properties" in out and "additionalProperties" not in out:
+        out["additionalProperties"] = False
+    if node.get("nullable"):
+        return {"anyOf": [out, {"type": "null"}]}
+    return out
+
+
+@functools.cache
+def _components() -> dict[str, Any]:
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    components: dict[str, Any] = _strict(schema["components"])
+    return components
+
+
+@functools.cache
+def _validator(component: str, many: bool) -> jsonschema.protocols.Validator:
+    ref = {"$ref": f"#/components/schemas/{component}"}
+    schema = {**({"type": "array", "items": ref} if many else ref), "components": _components()}
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def validate(component: str, body: Any, many: bool = False) -> None:
+    """Assert that ``body`` is a ``component`` (a list of them with ``many``)."""
+    _validator(component, many).validate(body)

@@ -1,0 +1,52 @@
+"""``?after=&wait=``: a request waits for the match to move on, and answers as soon as it does."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from django.db import connections
+
+from .helpers import human_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_a_long_poll_answers_as_soon_as_another_player_acts():
+    table = human_table("dos", {}, seed=2)
+    turn = table.view(0)["hand"]["turn"]
+    waiter = table.seats[1 - turn]
+    seq = table.view(turn)["seq"]
+    answers: list[tuple[float, dict]] = []
+
+    def poll() -> None:
+        try:
+            start = time.monotonic()
+            for path in (table.url(), table.url("/events")):
+                body = waiter.get(path, {"after": seq, "wait": 10}).json()
+                answers.append((time.monotonic() - start, body))
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=poll)
+    thread.start()
+    time.sleep(0.5)
+    assert table.seats[turn].post(table.url("/actions"), table.view(turn)["legal_actions"][0]).status_code == 200
+    thread.join(15)
+    (elapsed, view), (_, events) = answers
+    assert 0.4 < elapsed < 5, "answered when the other player acted, not at the timeout"
+    assert view["seq"] > seq
+    assert events and events[0]["seq"] == seq + 1 and events[0]["type"] == "card_played"
+
+
+def test_a_long_poll_with_no_news_answers_after_its_wait():
+    table = human_table("dos", {}, seed=2)
+    view = table.view(0)
+    start = time.monotonic()
+    again = table.seats[0].get(table.url(), {"after": view["seq"], "wait": 1}).json()
+    assert 0.9 < time.monotonic() - start < 5
+    assert again["seq"] == view["seq"]
+    start = time.monotonic()
+    table.seats[0].get(table.url(), {"after": view["seq"] - 1, "wait": 10})
+    assert time.monotonic() - start < 1, "the match is already past `after`: no wait"

@@ -1,0 +1,60 @@
+"""The OpenAPI schema: valid, warning-free, every operation typed and with an example."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from django.core.management import call_command
+
+from tests.games.openapi import validate
+
+
+@pytest.fixture(scope="module")
+def schema(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    path = tmp_path_factory.mktemp("schema") / "schema.yaml"
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(path))
+    return yaml.safe_load(path.read_text())
+
+
+def test_the_schema_validates_with_no_warning(schema):
+    assert schema["openapi"].startswith("3.")
+
+
+def test_every_operation_is_typed_and_has_an_example(schema):
+    operations = [(path, method, op) for path, item in schema["paths"].items() for method, op in item.items()]
+    assert len(operations) >= 12
+    for path, method, op in operations:
+        if not path.startswith("/api/v1/"):
+            continue
+        name = f"{method.upper()} {path}"
+        ok = [s for s in op["responses"] if s.startswith("2")]
+        assert ok, f"{name} documents no success"
+        for status in ok:
+            content = op["responses"][status]["content"]["application/json"]
+            assert content.get("schema"), f"{name} {status} is untyped"
+            assert content.get("examples"), f"{name} {status} has no example"
+        errors = [s for s in op["responses"] if s[0] in "45"]
+        assert "429" in errors, f"{name} does not document the rate limit"
+        for status in errors:
+            assert "application/problem+json" in op["responses"][status]["content"], f"{name} {status}"
+        if method == "post" and "requestBody" in op:
+            assert op["requestBody"]["content"]["application/json"]["schema"], name
+
+
+def test_the_action_body_is_a_one_of_by_type(schema):
+    request = schema["components"]["schemas"]["ActionRequest"]
+    assert request["discriminator"]["propertyName"] == "type"
+    assert set(request["discriminator"]["mapping"]) == {"play", "bid", "pass", "choose_trump"}
+    assert len(request["oneOf"]) == 4
+
+
+def test_the_examples_match_their_schemas(schema):
+    for item in schema["paths"].values():
+        for op in item.values():
+            for response in op["responses"].values():
+                content = response.get("content", {}).get("application/json")
+                if not content or "$ref" not in content.get("schema", {}):
+                    continue
+                component = content["schema"]["$ref"].rsplit("/", 1)[-1]
+                for example in content.get("examples", {}).values():
+                    validate(component, example["value"])
