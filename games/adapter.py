@@ -86,6 +86,23 @@ def seat_body(seat: Seat) -> dict[str, Any]:
     }
 
 
+def seating_of(seats: list[Seat]) -> list[dict[str, Any]]:
+    """``Match.seating``: the seat rows as the API shows them, stored with the match so that a
+    request reads one row (the Seat rows stay the source for queries and constraints)."""
+    return [seat_body(s) for s in sorted(seats, key=lambda s: s.number)]
+
+
+def seat_in(seating: list[dict[str, Any]], player_id: object) -> int | None:
+    """The seat of a player in a match's seating, if any."""
+    wanted = str(player_id)
+    return next((s["seat"] for s in seating if s["player"] and s["player"]["id"] == wanted), None)
+
+
+def bot_at(seating: list[dict[str, Any]], seat: int | None) -> str | None:
+    """The built-in bot's level at a seat, or None for a human or an open seat."""
+    return None if seat is None else seating[seat]["bot"]
+
+
 def event_body(row: Event, seat: int | None) -> dict[str, Any]:
     """A log row as ``seat`` may see it (``None``: a spectator)."""
     shown = engine.redact(row.as_engine_event(), seat)
@@ -103,7 +120,7 @@ def _unstarted_view(match: Match) -> dict[str, Any]:
     return {**blank, "hand": None, "legal_actions": []}
 
 
-def match_body(match: Match, seats: list[Seat], seat: int | None, state: State | None = None) -> dict[str, Any]:
+def match_body(match: Match, seat: int | None, state: State | None = None) -> dict[str, Any]:
     """The match as ``seat`` sees it: the engine's view plus ids, seats, ``seq`` and times."""
     if match.state is None:
         table = _unstarted_view(match)
@@ -118,7 +135,7 @@ def match_body(match: Match, seats: list[Seat], seat: int | None, state: State |
         "status": match.status,
         "seq": match.seq,
         "players": table["players"],
-        "seats": [seat_body(s) for s in seats],
+        "seats": match.seating,
         "invite_code": match.invite_code if match.status == MatchStatus.WAITING else None,
         "my_seat": seat,
         "my_hand": table["my_hand"] or [],

@@ -34,6 +34,9 @@ class Match(models.Model):
     turn = models.SmallIntegerField(null=True, blank=True, help_text="The seat to act, if any.")
     state = models.JSONField(null=True, blank=True, help_text="The engine's state after event `seq`.")
     invite_code = models.CharField(max_length=16, blank=True)
+    seating = models.JSONField(
+        default=list, help_text="The seats as the API shows them: a copy of the Seat rows, read with the match."
+    )
     created_by = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="created_matches")
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)

@@ -24,32 +24,28 @@ class Membership:
     """A match as one player relates to it: their seat (None for a creator who does not play)."""
 
     match: Match
-    seats: list[Seat]
     seat: int | None
 
 
 def seats_of(match: Match) -> list[Seat]:
+    """The match's seat rows (writes need them; reads use ``Match.seating``)."""
     return list(Seat.objects.filter(match=match).select_related("player").order_by("number"))
 
 
-def seat_of(seats: list[Seat], player: Player) -> int | None:
-    return next((s.number for s in seats if s.player_id == player.pk), None)
-
-
 def match_membership(*, match_id: UUID, player: Player) -> Membership:
-    """The match and the caller's seat; 404 unless the caller sits at it or created it."""
-    match = Match.objects.filter(pk=match_id).first()
-    if match is None:
+    """The match and the caller's seat, in one query; 404 unless the caller sits at it or created it."""
+    match = Match.objects.filter(pk=match_id)[:1]
+    found = match[0] if match else None
+    if found is None:
         raise NotFound()
-    seats = seats_of(match)
-    seat = seat_of(seats, player)
-    if seat is None and match.created_by_id != player.pk:
+    seat = adapter.seat_in(found.seating, player.pk)
+    if seat is None and found.created_by_id != player.pk:
         raise NotFound()
-    return Membership(match, seats, seat)
+    return Membership(found, seat)
 
 
 def match_view(*, membership: Membership) -> dict[str, Any]:
-    return adapter.match_body(membership.match, membership.seats, membership.seat)
+    return adapter.match_body(membership.match, membership.seat)
 
 
 def match_events(*, membership: Membership, after: int, limit: int) -> list[dict[str, Any]]:
@@ -72,7 +68,7 @@ def match_record(*, membership: Membership) -> dict[str, Any]:
     for row in rows:
         for seat, action in engine.actions_of([row.as_engine_event()]):
             actions.append({"seq": row.seq, "seat": seat, "action": action})
-    final = adapter.match_body(match, membership.seats, None)
+    final = adapter.match_body(match, None)
     return {
         "id": str(match.id),
         "variant": match.variant,
@@ -111,9 +107,6 @@ def match_list(*, player: Player, status: str | None = None, variant: str | None
 
 def match_summaries(matches: list[Match]) -> list[dict[str, Any]]:
     """A list entry per match: who sits where and whether the caller is to act; no cards."""
-    seats: dict[Any, list[Seat]] = {m.pk: [] for m in matches}
-    for seat in Seat.objects.filter(match__in=list(seats)).select_related("player").order_by("number"):
-        seats[seat.match_id].append(seat)
     out = []
     for match in matches:
         my_seat = getattr(match, "my_seat", None)
@@ -124,7 +117,7 @@ def match_summaries(matches: list[Match]) -> list[dict[str, Any]]:
                 "options": match.options,
                 "status": match.status,
                 "seq": match.seq,
-                "seats": [adapter.seat_body(s) for s in seats[match.pk]],
+                "seats": match.seating,
                 "my_seat": my_seat,
                 "turn": match.turn,
                 "my_turn": my_seat is not None and match.turn == my_seat and match.status == MatchStatus.ACTIVE,

@@ -78,7 +78,7 @@ def match_create(
         raise engine_error(exc) from None
     specs = _seat_specs(seats, players, variant)
     now = timezone.now()
-    match = Match.objects.create(
+    match = Match(
         variant=variant,
         options=checked,
         seed=seed,
@@ -97,11 +97,12 @@ def match_create(
         )
         for n, spec in enumerate(specs)
     ]
+    match.seating = adapter.seating_of(rows)
+    match.save(force_insert=True)
     Seat.objects.bulk_create(rows)
-    seats_now = selectors.seats_of(match)
     if "open" not in specs:
-        _match_start(match, seats_now)
-    body = adapter.match_body(match, seats_now, selectors.seat_of(seats_now, player))
+        _match_start(match)
+    body = adapter.match_body(match, adapter.seat_in(match.seating, player.pk))
     return _reply(player, idempotency, Reply(201, body))
 
 
@@ -120,10 +121,10 @@ def match_join(
     match = _locked(match_id)
     if not match.invite_code or not secrets.compare_digest(match.invite_code, invite_code):
         raise Forbidden("That is not the match's invite code.", code=ErrorCode.INVALID_INVITE_CODE)
-    seats = selectors.seats_of(match)
     if match.status != MatchStatus.WAITING:
         raise Conflict(f"The match is {match.status}; it has no open seat.", code=ErrorCode.MATCH_NOT_WAITING)
-    if selectors.seat_of(seats, player) is not None:
+    seats = selectors.seats_of(match)
+    if adapter.seat_in(match.seating, player.pk) is not None:
         raise Conflict("You already sit at this match.", code=ErrorCode.ALREADY_SEATED)
     open_seats = [s for s in seats if s.kind == "open"]
     if seat is None:
@@ -141,13 +142,13 @@ def match_join(
     now = timezone.now()
     taken.player, taken.joined_at = player, now
     taken.save(update_fields=["player", "joined_at"])
-    match.updated_at = now
+    match.seating, match.updated_at = adapter.seating_of(seats), now
     if len(open_seats) == 1:
-        _match_start(match, seats)
+        _match_start(match)
     else:
-        match.save(update_fields=["updated_at"])
         transaction.on_commit(lambda: _announce(match.id))
-    return _reply(player, idempotency, Reply(200, adapter.match_body(match, seats, taken.number)))
+    match.save(update_fields=["seating", "updated_at"])
+    return _reply(player, idempotency, Reply(200, adapter.match_body(match, taken.number)))
 
 
 @transaction.atomic
@@ -163,8 +164,7 @@ def match_act(
     if idempotency is not None and (first := _idempotent_reply(player, idempotency)):
         return first
     match = _locked(match_id)
-    seats = selectors.seats_of(match)
-    seat = selectors.seat_of(seats, player)
+    seat = adapter.seat_in(match.seating, player.pk)
     if seat is None:
         if match.created_by_id != player.pk:
             raise NotFound()
@@ -183,16 +183,15 @@ def match_act(
         events = engine.push(state, seat, action)
     except engine.EngineError as exc:
         raise engine_error(exc) from None
-    _record(match, seats, state, events)
-    return _reply(player, idempotency, Reply(200, adapter.match_body(match, seats, seat, state)))
+    _record(match, state, events)
+    return _reply(player, idempotency, Reply(200, adapter.match_body(match, seat, state)))
 
 
 @transaction.atomic
 def match_cancel(*, player: Player, match_id: UUID) -> Reply:
     """The creator calls off a match that still waits for players."""
     match = _locked(match_id)
-    seats = selectors.seats_of(match)
-    seat = selectors.seat_of(seats, player)
+    seat = adapter.seat_in(match.seating, player.pk)
     if match.created_by_id != player.pk:
         if seat is None:
             raise NotFound()
@@ -207,7 +206,7 @@ def match_cancel(*, player: Player, match_id: UUID) -> Reply:
     match.status, match.updated_at, match.finished_at = MatchStatus.CANCELLED, now, now
     match.save(update_fields=["status", "seq", "updated_at", "finished_at"])
     transaction.on_commit(lambda: _announce(match.id))
-    return Reply(200, adapter.match_body(match, seats, seat))
+    return Reply(200, adapter.match_body(match, seat))
 
 
 # -- bots ---------------------------------------------------------------------------------------
@@ -223,17 +222,18 @@ def bot_turns_play(*, match_id: UUID | str, seq: int) -> int:
     match = Match.objects.select_for_update().filter(pk=match_id).first()
     if match is None or match.status != MatchStatus.ACTIVE or match.seq != seq:
         return 0
-    seats = selectors.seats_of(match)
     state = adapter.state_of(match)
     events: list[engine.Event] = []
     played = 0
-    while (seat := engine.current_seat(state)) is not None and seats[seat].bot and played < BOT_TURNS_PER_TASK:
+    while (level := adapter.bot_at(match.seating, engine.current_seat(state))) and played < BOT_TURNS_PER_TASK:
+        seat = engine.current_seat(state)
+        assert seat is not None
         rng = random.Random(f"{match.seed}:{seq}:{played}") if match.seed is not None else random.Random()
-        action = choose_action(seats[seat].bot, engine.view(state, seat), rng)
+        action = choose_action(level, engine.view(state, seat), rng)
         events += engine.push(state, seat, action)
         played += 1
     if events:
-        _record(match, seats, state, events)
+        _record(match, state, events)
     return played
 
 
@@ -293,15 +293,15 @@ def _seat_specs(seats: list[Any], players: int, variant: str) -> list[str]:
     return specs
 
 
-def _match_start(match: Match, seats: list[Seat]) -> None:
+def _match_start(match: Match) -> None:
     """Deal the first hand (every seat is filled)."""
     step = engine.new_match(match.variant, match.options, seed=match.seed)
     match.status = MatchStatus.ACTIVE
     match.started_at = timezone.now()
-    _record(match, seats, step.state, step.events)
+    _record(match, step.state, step.events)
 
 
-def _record(match: Match, seats: list[Seat], state: engine.State, events: list[engine.Event]) -> None:
+def _record(match: Match, state: engine.State, events: list[engine.Event]) -> None:
     """Append the events to the log, write the hands, save the snapshot; wake and queue on commit."""
     now = timezone.now()
     rows = adapter.event_rows(match, events, now)
@@ -313,7 +313,7 @@ def _record(match: Match, seats: list[Seat], state: engine.State, events: list[e
     adapter.update_from_state(match, state, now)
     match.save(update_fields=["status", "seq", "turn", "state", "updated_at", "started_at", "finished_at"])
     match_id, seq, turn = match.id, match.seq, match.turn
-    bot_next = turn is not None and bool(seats[turn].bot)
+    bot_next = adapter.bot_at(match.seating, turn) is not None
     transaction.on_commit(lambda: _announce(match_id))
     if bot_next:
         transaction.on_commit(lambda: _queue_bot_turns(match_id, seq))

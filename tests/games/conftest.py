@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from games import engine
+from games import adapter, engine, selectors
 from games.models import Event, Match
 
 
@@ -27,5 +27,7 @@ def assert_replays_to_snapshot(match: Match) -> None:
 @pytest.fixture(autouse=True)
 def every_match_replays_to_its_snapshot(db: None) -> Iterator[None]:
     yield
-    for match in Match.objects.exclude(state__isnull=True):
-        assert_replays_to_snapshot(match)
+    for match in Match.objects.all():
+        assert match.seating == adapter.seating_of(selectors.seats_of(match)), "seating differs from the seats"
+        if match.state is not None:
+            assert_replays_to_snapshot(match)
