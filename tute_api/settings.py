@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "players",
     "games",
+    "rooms",
 ]
 
 MIDDLEWARE = [
@@ -52,6 +53,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Marks a match seat connected after each authenticated call on the match (rooms/presence.py).
+    "rooms.middleware.PresenceMiddleware",
 ]
 if not DEBUG:
     # Under gunicorn, WhiteNoise serves the collected static files (admin, Swagger UI).
@@ -181,8 +184,18 @@ SPECTACULAR_SETTINGS = {
         {"name": "players", "description": "Create a player, get its token, rotate it."},
         {"name": "variants", "description": "The variants of RULES.md and their options."},
         {"name": "matches", "description": "Create, join and play matches; events and records."},
+        {"name": "rooms", "description": "Tables with friends: rooms, invite codes, starting matches."},
     ],
 }
+
+# Tables with friends (rooms app, RULES.md M2/M3): defaults of a match's service options, in seconds.
+PRESENCE_TIMEOUT = env.int("PRESENCE_TIMEOUT", default=20)  # silent this long: the seat is disconnected
+RECONNECT_GRACE = env.int("RECONNECT_GRACE", default=60)  # disconnected this long: the match is cancelled
+TURN_SECONDS = env.int("TURN_SECONDS", default=0) or None  # the turn clock; off by default
+PRESENCE_SWEEP_SECONDS = env.float("PRESENCE_SWEEP_SECONDS", default=5.0)  # how often beat enforces them
+# Server-sent events (GET /matches/{id}/stream): a connection's lifetime and its keep-alive interval.
+STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", default=300.0)
+STREAM_KEEPALIVE_SECONDS = env.float("STREAM_KEEPALIVE_SECONDS", default=15.0)
 
 # Celery: without a broker, tasks run in process (so `make run` needs none).
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or None
@@ -192,6 +205,8 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # Celery beat: queue again the bot turns that a broker outage lost (games.tasks.sweep_bot_turns).
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": 30.0},
+    # Disconnect silent seats, cancel matches whose grace ran out, play expired turn clocks (M2).
+    "sweep-presence": {"task": "rooms.tasks.sweep_presence", "schedule": PRESENCE_SWEEP_SECONDS},
 }
 
 # Where waiting requests hear that a match moved on (games/live.py): Redis pub/sub, or in process.

@@ -10,6 +10,7 @@ from tute_api import health
 api_v1_urlpatterns: list[object] = [
     path("", include("players.urls")),
     path("", include("games.urls")),
+    path("", include("rooms.urls")),
 ]
 
 urlpatterns = [

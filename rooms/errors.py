@@ -1,0 +1,20 @@
+"""The rooms app's error codes; the error classes are the games app's (one status each)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from games.errors import Conflict, Forbidden, NotFound, Unprocessable
+
+__all__ = ["Conflict", "ErrorCode", "Forbidden", "NotFound", "Unprocessable"]
+
+
+class ErrorCode(StrEnum):
+    ROOM_NOT_FOUND = "room_not_found"
+    NOT_HOST = "not_host"
+    ROOM_PLAYING = "room_playing"
+    TOO_MANY_PLAYERS = "too_many_players"
+    NOT_A_MEMBER = "not_a_member"
+    INVALID_TABLE_OPTION = "invalid_table_option"
+    MATCH_NOT_OVER = "match_not_over"
+    SEQ_OUT_OF_RANGE = "seq_out_of_range"

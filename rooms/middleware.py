@@ -1,0 +1,58 @@
+"""Every authenticated call on a match counts as its player being there (RULES.md M2)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse
+
+from players.models import Player
+
+logger = logging.getLogger(__name__)
+
+MATCH_PATH = re.compile(r"^/api/v1/matches/(?P<match_id>[0-9a-f-]{36})(?:/|$)")
+
+
+class PresenceMiddleware:
+    """After a call under ``/api/v1/matches/{id}`` by an authenticated player, touch their seat.
+
+    A long poll (``?wait=``) is also counted when it starts, so that waiting counts as being there.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        found = MATCH_PATH.match(request.path)
+        if found is None:
+            return self.get_response(request)
+        match_id = found["match_id"]
+        if request.GET.get("wait", "0") not in ("", "0"):
+            self._touch(match_id, _bearer_player(request))
+        response = self.get_response(request)
+        user = getattr(request, "user", None)  # DRF sets it on the request once it has authenticated
+        if isinstance(user, Player) and response.status_code < 500:
+            self._touch(match_id, user)
+        return response
+
+    @staticmethod
+    def _touch(match_id: str, player: Player | None) -> None:
+        if player is None:
+            return
+        from . import presence  # imported late: the middleware loads before DRF's settings
+
+        try:
+            presence.touch(match_id=match_id, player_id=player.pk)
+        except Exception:  # presence must never break a call that succeeded
+            logger.exception("Could not record the presence of %s at match %s", player.pk, match_id)
+
+
+def _bearer_player(request: HttpRequest) -> Player | None:
+    from players.selectors import player_by_token
+
+    parts = request.headers.get("Authorization", "").split()
+    if len(parts) != 2 or parts[0].lower() != "bearer" or len(parts[1]) > 200:
+        return None
+    return player_by_token(parts[1])

@@ -1,0 +1,229 @@
+"""Presence at a table with friends (RULES.md M2, M3): connected seats, disconnections, the grace.
+
+A seat of a match with more than one human is *connected* while its player calls the API on the
+match (the heartbeat endpoint, any authenticated call under ``/matches/{id}``, an open stream):
+:func:`touch` records the call in a :class:`~rooms.models.Presence` row. A match of one human
+against bots has no presence rows, so it never waits and never times out (M3).
+
+:func:`sweep` (Celery beat, every few seconds) decides everything from timestamps, so that a task
+that runs early, late or twice does nothing wrong:
+
+- a seat silent for ``presence_timeout`` seconds is disconnected (event ``seat_disconnected``), and
+  a task is queued for ``reconnect_grace`` seconds later (:func:`grace_expire`);
+- a seat still disconnected when its grace runs out cancels the match (``match_cancelled``); its
+  room is back in its lobby;
+- a turn clock (``turn_seconds``) that ran out plays a level-2 move for the player, after an event
+  ``turn_timed_out``.
+
+A player who calls again within the grace is reconnected (``seat_reconnected``): seat and cards
+were never taken away.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from games import adapter, engine, live, services
+from games.bots import choose_action
+from games.models import Event, Match, MatchStatus, Seat
+
+from .models import Presence, Table
+
+logger = logging.getLogger(__name__)
+
+#: A call refreshes ``last_seen`` only when the stored value is older than this (one cheap UPDATE).
+TOUCH_EVERY = timedelta(seconds=1)
+#: The bot that plays for a player whose turn clock ran out.
+CLOCK_BOT = "level-2"
+
+
+@dataclass(frozen=True)
+class Timings:
+    presence_timeout: int
+    reconnect_grace: int
+    turn_seconds: int | None
+
+
+def default_timings() -> Timings:
+    return Timings(settings.PRESENCE_TIMEOUT, settings.RECONNECT_GRACE, settings.TURN_SECONDS)
+
+
+def timings_of(match_id: UUID | str) -> Timings:
+    """The match's service options: its :class:`Table`'s, else the settings' defaults."""
+    table = Table.objects.filter(match_id=match_id).first()
+    if table is None:
+        return default_timings()
+    return Timings(table.presence_timeout, table.reconnect_grace, table.turn_seconds)
+
+
+# -- the hot path -------------------------------------------------------------------------------
+
+
+def touch(*, match_id: UUID | str, player_id: object, now: datetime | None = None) -> bool:
+    """The player called the API on the match: refresh their seat; reconnect it if it was
+    disconnected. One UPDATE, which changes nothing when the seat was seen within a second."""
+    now = now or timezone.now()
+    mine = Presence.objects.filter(match_id=match_id, player_id=player_id)
+    changed = mine.filter(Q(last_seen__lt=now - TOUCH_EVERY) | Q(disconnected_at__isnull=False)).update(last_seen=now)
+    if changed and mine.filter(disconnected_at__isnull=False).exists():
+        return seat_reconnect(match_id=match_id, player_id=player_id, now=now)
+    return False
+
+
+@transaction.atomic
+def seat_reconnect(*, match_id: UUID | str, player_id: object, now: datetime | None = None) -> bool:
+    """The disconnected player is back within the grace: event ``seat_reconnected``."""
+    now = now or timezone.now()
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    presence = Presence.objects.filter(match_id=match_id, player_id=player_id).first()
+    if match is None or presence is None or presence.disconnected_at is None or match.status != MatchStatus.ACTIVE:
+        return False
+    away = (now - presence.disconnected_at).total_seconds()
+    _append(match, {"type": "seat_reconnected", "seat": presence.seat, "data": {"away_seconds": round(away, 1)}}, now)
+    presence.disconnected_at, presence.disconnected_seq, presence.last_seen = None, None, now
+    presence.save(update_fields=["disconnected_at", "disconnected_seq", "last_seen"])
+    return True
+
+
+# -- timers -------------------------------------------------------------------------------------
+
+
+def sweep(*, now: datetime | None = None) -> dict[str, int]:
+    """Enforce every timeout that is due at ``now`` (a beat task); returns what it did."""
+    now = now or timezone.now()
+    done = {"tracked": presences_create(now=now), "disconnected": 0, "cancelled": 0, "clock_moves": 0}
+    active = Presence.objects.filter(match__status=MatchStatus.ACTIVE)
+    timings: dict[Any, Timings] = {}
+    for row in active.filter(disconnected_at__isnull=True, last_seen__lt=now - timedelta(seconds=1)):
+        timing = timings.setdefault(row.match_id, timings_of(row.match_id))
+        if row.last_seen <= now - timedelta(seconds=timing.presence_timeout):
+            done["disconnected"] += seat_disconnect(match_id=row.match_id, seat=row.seat, now=now)
+    for row in active.filter(disconnected_at__isnull=False):
+        timing = timings.setdefault(row.match_id, timings_of(row.match_id))
+        assert row.disconnected_at is not None and row.disconnected_seq is not None
+        if row.disconnected_at <= now - timedelta(seconds=timing.reconnect_grace):
+            done["cancelled"] += grace_expire(match_id=row.match_id, seat=row.seat, seq=row.disconnected_seq, now=now)
+    clocks = Table.objects.filter(
+        turn_seconds__isnull=False, match__status=MatchStatus.ACTIVE, match__turn__isnull=False
+    ).values_list("match_id", "match__seq", "match__updated_at", "turn_seconds")
+    for match_id, seq, updated_at, seconds in clocks:
+        if updated_at <= now - timedelta(seconds=seconds):
+            done["clock_moves"] += turn_clock_expire(match_id=match_id, seq=seq, now=now)
+    return done
+
+
+def presences_create(*, now: datetime) -> int:
+    """Start tracking the human seats of active matches with more than one human (M2, not M3)."""
+    humans = Seat.objects.filter(player__isnull=False).values("match").annotate(n=Count("id")).filter(n__gte=2)
+    matches = Match.objects.filter(status=MatchStatus.ACTIVE, pk__in=humans.values("match"))
+    matches = matches.exclude(pk__in=Presence.objects.values("match")).values_list("pk", flat=True)
+    rows = [
+        Presence(match_id=s.match_id, seat=s.number, player_id=s.player_id, last_seen=now)
+        for s in Seat.objects.filter(match__in=list(matches), player__isnull=False)
+    ]
+    Presence.objects.bulk_create(rows, ignore_conflicts=True)
+    return len(rows)
+
+
+@transaction.atomic
+def seat_disconnect(*, match_id: UUID | str, seat: int, now: datetime | None = None) -> bool:
+    """The seat has been silent for ``presence_timeout``: event ``seat_disconnected``; the grace starts."""
+    now = now or timezone.now()
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    presence = Presence.objects.filter(match_id=match_id, seat=seat).first()
+    if match is None or presence is None or match.status != MatchStatus.ACTIVE or presence.disconnected_at:
+        return False
+    timing = timings_of(match_id)
+    if presence.last_seen > now - timedelta(seconds=timing.presence_timeout):
+        return False  # heard from meanwhile
+    grace = timing.reconnect_grace
+    data = {"grace_seconds": grace, "reconnect_by": adapter.iso(now + timedelta(seconds=grace))}
+    _append(match, {"type": "seat_disconnected", "seat": seat, "data": data}, now)
+    presence.disconnected_at, presence.disconnected_seq = now, match.seq
+    presence.save(update_fields=["disconnected_at", "disconnected_seq"])
+    seq = match.seq
+    transaction.on_commit(lambda: _queue_grace(str(match_id), seat, seq, grace))
+    return True
+
+
+@transaction.atomic
+def grace_expire(*, match_id: UUID | str, seat: int, seq: int, now: datetime | None = None) -> bool:
+    """The grace of the disconnection recorded at ``seq`` is over: cancel the match (M2).
+
+    Does nothing if the seat came back (or left again: another ``seq``), the match is over, or
+    the grace has not run out yet (an early or eager task)."""
+    now = now or timezone.now()
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    presence = Presence.objects.filter(match_id=match_id, seat=seat).first()
+    if match is None or presence is None or match.status != MatchStatus.ACTIVE:
+        return False
+    if presence.disconnected_at is None or presence.disconnected_seq != seq:
+        return False
+    if now < presence.disconnected_at + timedelta(seconds=timings_of(match_id).reconnect_grace):
+        return False
+    data = {"reason": "seat_abandoned", "seat": seat}
+    _append(match, {"type": "match_cancelled", "seat": None, "data": data}, now)
+    match.status, match.finished_at, match.updated_at = MatchStatus.CANCELLED, now, now
+    match.save(update_fields=["status", "finished_at", "updated_at"])
+    Presence.objects.filter(match=match).delete()  # presence matters while a match is active only
+    return True
+
+
+@transaction.atomic
+def turn_clock_expire(*, match_id: UUID | str, seq: int, now: datetime | None = None) -> bool:
+    """The turn clock ran out at ``seq``: event ``turn_timed_out``, then a level-2 move for the player."""
+    now = now or timezone.now()
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    timing = timings_of(match_id)
+    if match is None or match.status != MatchStatus.ACTIVE or match.seq != seq or timing.turn_seconds is None:
+        return False
+    if match.turn is None or now < match.updated_at + timedelta(seconds=timing.turn_seconds):
+        return False
+    seat = Seat.objects.filter(match=match, number=match.turn).select_related("player").first()
+    if seat is None or seat.player is None:
+        return False  # a bot's turn: the bots play it
+    state = adapter.state_of(match)
+    action = choose_action(CLOCK_BOT, engine.view(state, match.turn), random.Random(f"{match.id}:{seq}"))
+    data = {"turn_seconds": timing.turn_seconds, "action": action}
+    _append(match, {"type": "turn_timed_out", "seat": match.turn, "data": data}, now, touch_updated=False)
+    services.match_act(player=seat.player, match_id=match.id, action=action, expected_seq=match.seq)
+    return True
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _append(match: Match, event: dict[str, Any], now: datetime, touch_updated: bool = False) -> None:
+    """Append one service event (not the engine's) to the log with the next seq; announce on commit.
+
+    ``updated_at`` is left alone: it dates the latest move, which the turn clock counts from."""
+    Event.objects.bulk_create(adapter.event_rows(match, [event], now))  # type: ignore[list-item]
+    match.save(update_fields=["seq", "updated_at"] if touch_updated else ["seq"])
+    match_id = match.id
+    transaction.on_commit(lambda: _announce(match_id))
+
+
+def _announce(match_id: UUID) -> None:
+    try:
+        live.publish(live.match_channel(match_id))
+    except Exception:  # waiters time out and read again; the news is in the database
+        logger.exception("Could not announce news of match %s", match_id)
+
+
+def _queue_grace(match_id: str, seat: int, seq: int, grace: int) -> None:
+    from . import tasks  # tasks call this module's services
+
+    try:
+        tasks.expire_grace.apply_async((match_id, seat, seq), countdown=grace)
+    except Exception:  # the sweep enforces the grace anyway
+        logger.exception("Could not queue the grace of seat %s of match %s", seat, match_id)

@@ -1,0 +1,61 @@
+"""Replays of matches that are over: the whole table after any event of the log, card by card.
+
+Anyone authenticated may replay a finished or cancelled match (its history is public once it is
+over); an active match is refused (403 ``match_not_over``): hidden information must hold.
+The log also holds the service's own events (``seat_disconnected``, ``seat_reconnected``,
+``turn_timed_out``, ``match_cancelled``), which the engine neither reads nor counts: a log seq is
+mapped to the number of engine events at or before it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from games import adapter, engine
+from games.models import Event, Match, MatchStatus
+
+from .errors import ErrorCode, Forbidden, NotFound, Unprocessable
+
+#: Events that the service writes to the log, not the engine.
+SERVICE_EVENTS = frozenset({"seat_disconnected", "seat_reconnected", "turn_timed_out", "match_cancelled"})
+
+
+def engine_count(types: list[str], seq: int) -> int:
+    """How many of the log's first ``seq`` events are the engine's."""
+    return sum(1 for kind in types[:seq] if kind not in SERVICE_EVENTS)
+
+
+def match_over(match_id: UUID) -> Match:
+    """A match that is over, whoever asks; 404 if none, 403 ``match_not_over`` if it is not over."""
+    match = Match.objects.defer("state").filter(pk=match_id).first()
+    if match is None:
+        raise NotFound()
+    if match.status not in (MatchStatus.FINISHED, MatchStatus.CANCELLED):
+        raise Forbidden(
+            "A replay shows every hand: it is available once the match is over.", code=ErrorCode.MATCH_NOT_OVER
+        )
+    return match
+
+
+def replay_at(*, match_id: UUID, seq: int) -> dict[str, Any]:
+    """The whole table (every hand face up) right after event ``seq`` of a match that is over."""
+    match = match_over(match_id)
+    rows = list(Event.objects.filter(match=match).order_by("seq"))
+    if not 1 <= seq <= len(rows):
+        raise Unprocessable(
+            f"This match's events are numbered 1 to {len(rows)}.", code=ErrorCode.SEQ_OUT_OF_RANGE, field="seq"
+        )
+    engine_events = [row.as_engine_event() for row in rows if row.type not in SERVICE_EVENTS]
+    count = engine_count([row.type for row in rows], seq)
+    table = engine.table_after(match.variant, match.options, engine_events, count) if count else None
+    return {
+        "id": str(match.id),
+        "variant": match.variant,
+        "status": match.status,
+        "seq": seq,
+        "last_seq": len(rows),
+        "engine_events": count,
+        "event": adapter.event_body_full(rows[seq - 1]),
+        "table": table,
+    }

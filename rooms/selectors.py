@@ -1,0 +1,55 @@
+"""Reads of the rooms app: a room as its members see it, and a match's presence."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from games import adapter
+from players.models import Player
+
+from .errors import ErrorCode, NotFound
+from .models import Presence, Room, RoomMember
+from .services import _table_options, in_lobby
+
+
+def room_of_member(*, room_id: UUID, player: Player) -> Room:
+    room = Room.objects.select_related("match").filter(pk=room_id).first()
+    if room is None or not RoomMember.objects.filter(room=room, player=player).exists():
+        raise NotFound("No such room among yours.", code=ErrorCode.ROOM_NOT_FOUND)
+    return room
+
+
+def room_body(room: Room) -> dict[str, Any]:
+    members = RoomMember.objects.filter(room=room).select_related("player").order_by("joined_at", "id")
+    match = room.match
+    return {
+        "id": str(room.id),
+        "code": room.code,
+        "host": str(room.host_id),
+        "state": "closed" if room.closed else "lobby" if in_lobby(room) else "playing",
+        "variant": room.variant,
+        "options": room.options,
+        "bot": room.bot,
+        "table_options": _table_options(room),
+        "members": [
+            {"id": str(m.player_id), "username": m.player.username, "joined_at": adapter.iso(m.joined_at)}
+            for m in members
+        ],
+        "match": {"id": str(match.id), "status": match.status} if match is not None else None,
+        "created_at": adapter.iso(room.created_at),
+        "updated_at": adapter.iso(room.updated_at),
+    }
+
+
+def presence_of(*, match_id: UUID) -> list[dict[str, Any]]:
+    """Each tracked human seat: connected or since when not (empty for a match against bots)."""
+    return [
+        {
+            "seat": p.seat,
+            "connected": p.disconnected_at is None,
+            "last_seen": adapter.iso(p.last_seen),
+            "disconnected_at": adapter.iso(p.disconnected_at),
+        }
+        for p in Presence.objects.filter(match_id=match_id).order_by("seat")
+    ]

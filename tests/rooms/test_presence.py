@@ -1,0 +1,130 @@
+"""Presence (M2, M3) with controlled clocks: disconnect, grace, reconnect, cancel; bots-only never waits."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.test import TestCase
+from django.utils import timezone
+
+from games.models import Event, Match
+from rooms import presence
+from rooms.models import Presence
+from tests.games.helpers import new_player
+
+pytestmark = pytest.mark.django_db
+
+
+def friends_match(**table_options: int) -> tuple[dict, list]:
+    host, friend = new_player("host"), new_player("friend")
+    room = host.post("/api/v1/rooms/", {"variant": "dos", "table_options": table_options}).json()
+    friend.post("/api/v1/rooms/join", {"code": room["code"]})
+    started = host.post(f"/api/v1/rooms/{room['id']}/start").json()
+    return started, [host, friend]
+
+
+def sweep(at):
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return presence.sweep(now=at)
+
+
+def types(match_id) -> list[str]:
+    return list(Event.objects.filter(match_id=match_id).order_by("seq").values_list("type", flat=True))
+
+
+def test_a_silent_seat_is_disconnected_then_the_match_is_cancelled_after_the_grace():
+    room, (host, friend) = friends_match(presence_timeout=20, reconnect_grace=60)
+    match_id = room["match"]["id"]
+    t0 = timezone.now()
+    Presence.objects.filter(match_id=match_id).update(last_seen=t0)
+    assert sweep(t0 + timedelta(seconds=10))["disconnected"] == 0
+    Presence.objects.filter(match_id=match_id, seat=0).update(last_seen=t0 + timedelta(seconds=15))
+    done = sweep(t0 + timedelta(seconds=21))
+    assert done["disconnected"] == 1, "the friend (seat 1) was silent for 21 s; the host only 6 s"
+    assert types(match_id)[-1] == "seat_disconnected"
+    event = Event.objects.filter(match_id=match_id).order_by("-seq").first()
+    assert event.seat == 1 and event.data["grace_seconds"] == 60
+    # The eager grace task ran at once: too early, it did nothing.
+    assert Match.objects.get(pk=match_id).status == "active"
+    Presence.objects.filter(match_id=match_id, seat=0).update(last_seen=t0 + timedelta(seconds=80))
+    assert sweep(t0 + timedelta(seconds=80))["cancelled"] == 0, "the grace is not over"
+    assert sweep(t0 + timedelta(seconds=82))["cancelled"] == 1
+    match = Match.objects.get(pk=match_id)
+    assert match.status == "cancelled" and types(match_id)[-1] == "match_cancelled"
+    assert host.get(f"/api/v1/rooms/{room['id']}").json()["state"] == "lobby"
+    seen = friend.get(f"/api/v1/matches/{match_id}/events", {"after": match.seq - 2}).json()
+    assert [e["type"] for e in seen] == ["seat_disconnected", "match_cancelled"]
+    assert sweep(t0 + timedelta(seconds=200)) == {"tracked": 0, "disconnected": 0, "cancelled": 0, "clock_moves": 0}
+
+
+def test_a_player_back_within_the_grace_keeps_seat_and_cards():
+    room, (host, friend) = friends_match(presence_timeout=2, reconnect_grace=5)
+    match_id = room["match"]["id"]
+    url = f"/api/v1/matches/{match_id}"
+    hand = friend.get(url).json()["my_hand"]
+    Presence.objects.filter(match_id=match_id, seat=1).update(last_seen=timezone.now() - timedelta(seconds=3))
+    assert sweep(timezone.now())["disconnected"] == 1
+    beat = friend.post(f"{url}/heartbeat")
+    assert beat.status_code == 200, beat.content
+    body = beat.json()
+    assert body["match"]["my_seat"] == 1 and body["match"]["my_hand"] == hand
+    assert [p["connected"] for p in body["presence"]] == [True, True]
+    assert types(match_id)[-2:] == ["seat_disconnected", "seat_reconnected"]
+    assert sweep(timezone.now() + timedelta(seconds=1))["cancelled"] == 0
+    assert Match.objects.get(pk=match_id).status == "active"
+
+
+def test_a_late_or_duplicated_grace_task_does_nothing():
+    room, _ = friends_match(presence_timeout=2, reconnect_grace=5)
+    match_id = room["match"]["id"]
+    Presence.objects.filter(match_id=match_id, seat=1).update(last_seen=timezone.now() - timedelta(seconds=3))
+    sweep(timezone.now())
+    first = Presence.objects.get(match_id=match_id, seat=1).disconnected_seq
+    presence.touch(match_id=match_id, player_id=Presence.objects.get(match_id=match_id, seat=1).player_id)
+    later = timezone.now() + timedelta(seconds=10)
+    assert not presence.grace_expire(match_id=match_id, seat=1, seq=first, now=later), "the seat came back"
+    assert Match.objects.get(pk=match_id).status == "active"
+
+
+def test_any_call_on_the_match_counts_as_presence():
+    room, (host, friend) = friends_match(presence_timeout=20, reconnect_grace=60)
+    match_id = room["match"]["id"]
+    old = timezone.now() - timedelta(seconds=30)
+    Presence.objects.filter(match_id=match_id).update(last_seen=old)
+    friend.get(f"/api/v1/matches/{match_id}/events", {"after": 0})
+    assert Presence.objects.get(match_id=match_id, seat=1).last_seen > old
+    assert Presence.objects.get(match_id=match_id, seat=0).last_seen == old
+    assert sweep(timezone.now())["disconnected"] == 1
+
+
+def test_a_match_of_one_human_against_bots_never_times_out():
+    me = new_player()
+    created = me.post("/api/v1/matches/", {"variant": "dos", "seats": [{"player": "me"}, {"bot": "level-1"}]}).json()
+    assert sweep(timezone.now() + timedelta(days=2)) == {
+        "tracked": 0, "disconnected": 0, "cancelled": 0, "clock_moves": 0
+    }  # fmt: skip
+    assert Match.objects.get(pk=created["id"]).status == "active"
+    assert "seat_disconnected" not in types(created["id"])
+
+
+def test_a_match_with_open_seats_is_tracked_once_it_starts():
+    host, guest = new_player("host"), new_player("guest")
+    created = host.post("/api/v1/matches/", {"variant": "dos", "seats": [{"player": "me"}, {"open": True}]}).json()
+    guest.post(f"/api/v1/matches/{created['id']}/join", {"invite_code": created["invite_code"]})
+    assert sweep(timezone.now())["tracked"] == 2
+    assert sweep(timezone.now() + timedelta(seconds=21))["disconnected"] == 2
+
+
+def test_the_turn_clock_plays_a_level_2_move_and_marks_it():
+    room, (host, friend) = friends_match(turn_seconds=5)
+    match_id = room["match"]["id"]
+    match = Match.objects.get(pk=match_id)
+    turn, seq = match.turn, match.seq
+    assert sweep(timezone.now())["clock_moves"] == 0
+    Presence.objects.filter(match_id=match_id).update(last_seen=timezone.now() + timedelta(seconds=6))
+    assert sweep(timezone.now() + timedelta(seconds=6))["clock_moves"] == 1
+    rows = list(Event.objects.filter(match_id=match_id, seq__gt=seq).order_by("seq"))
+    assert rows[0].type == "turn_timed_out" and rows[0].seat == turn
+    assert rows[1].type == "card_played" and rows[1].seat == turn
+    assert rows[1].data["card"] == rows[0].data["action"]["card"]

@@ -1,0 +1,74 @@
+"""Rooms: create, join by code, configure, start a match with bots in the empty seats, back to the lobby."""
+
+from __future__ import annotations
+
+import pytest
+
+from games.models import Match
+from rooms.models import Presence, Table
+from tests.games.helpers import new_player
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_room_gathers_friends_starts_a_match_and_is_back_in_its_lobby_when_it_ends():
+    host, friend = new_player("host"), new_player("friend")
+    room = host.post("/api/v1/rooms/", {"variant": "clasico", "options": {"games_to_win": 1},
+                                        "table_options": {"reconnect_grace": 30}})  # fmt: skip
+    assert room.status_code == 201, room.content
+    room = room.json()
+    assert room["state"] == "lobby" and room["table_options"]["reconnect_grace"] == 30
+    joined = friend.post("/api/v1/rooms/join", {"code": room["code"].lower()})
+    assert joined.status_code == 200 and len(joined.json()["members"]) == 2
+    assert friend.post(f"/api/v1/rooms/{room['id']}/start").json()["code"] == "not_host"
+    started = host.post(f"/api/v1/rooms/{room['id']}/start")
+    assert started.status_code == 200, started.content
+    body = started.json()
+    assert body["state"] == "playing" and body["match"]["status"] == "active"
+    match = Match.objects.get(pk=body["match"]["id"])
+    assert [s["kind"] for s in match.seating] == ["player", "player", "bot", "bot"]
+    assert Table.objects.get(match=match).reconnect_grace == 30
+    assert Presence.objects.filter(match=match).count() == 2
+    assert host.post(f"/api/v1/rooms/{room['id']}/start").json()["code"] == "room_playing"
+    assert friend.get(f"/api/v1/matches/{match.id}").json()["my_seat"] == 1
+    Match.objects.filter(pk=match.pk).update(status="cancelled")
+    again = host.get(f"/api/v1/rooms/{room['id']}").json()
+    assert again["state"] == "lobby" and again["match"]["status"] == "cancelled"
+    changed = host.generic_patch = host.client.patch(
+        f"/api/v1/rooms/{room['id']}", {"variant": "dos", "options": {"games_to_win": 1}}, format="json"
+    )
+    assert changed.status_code == 200 and changed.json()["variant"] == "dos"
+    second = host.post(f"/api/v1/rooms/{room['id']}/start").json()
+    assert second["match"]["id"] != str(match.id) and second["state"] == "playing"
+
+
+def test_a_match_of_one_human_against_bots_is_not_tracked():
+    host = new_player("host")
+    room = host.post("/api/v1/rooms/", {"variant": "dos"}).json()
+    started = host.post(f"/api/v1/rooms/{room['id']}/start").json()
+    assert not Presence.objects.filter(match_id=started["match"]["id"]).exists()
+
+
+def test_leaving_and_removing_members():
+    host, a, b = new_player("host"), new_player("a"), new_player("b")
+    room = host.post("/api/v1/rooms/", {"variant": "dos"}).json()
+    url = f"/api/v1/rooms/{room['id']}"
+    for guest in (a, b):
+        guest.post("/api/v1/rooms/join", {"code": room["code"]})
+    assert host.post(f"{url}/start").json()["code"] == "too_many_players"
+    assert a.client.delete(f"{url}/members/{b.player.pk}").json()["code"] == "not_host"
+    removed = host.client.delete(f"{url}/members/{b.player.pk}")
+    assert removed.status_code == 200 and len(removed.json()["members"]) == 2
+    assert b.get(url).status_code == 404
+    left = host.post(f"{url}/leave").json()
+    assert left["host"] == str(a.player.pk), "the host hands the room to the next member"
+    assert a.post(f"{url}/leave").json()["state"] == "closed"
+    assert b.post("/api/v1/rooms/join", {"code": room["code"]}).json()["code"] == "room_not_found"
+
+
+def test_bad_options_are_refused():
+    host = new_player("host")
+    assert host.post("/api/v1/rooms/", {"variant": "nope"}).status_code == 422
+    bad = host.post("/api/v1/rooms/", {"variant": "dos", "table_options": {"reconnect_grace": 0}})
+    assert bad.status_code == 400
+    assert host.post("/api/v1/rooms/", {"variant": "dos", "bot": "level-9"}).json()["code"] == "unknown_bot"
