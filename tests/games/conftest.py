@@ -8,6 +8,7 @@ import pytest
 
 from games import adapter, engine, selectors
 from games.models import Event, Match
+from tute_api.celery import app as celery_app
 
 
 def assert_replays_to_snapshot(match: Match) -> None:
@@ -22,6 +23,21 @@ def assert_replays_to_snapshot(match: Match) -> None:
     assert [row[0] for row in Event.objects.filter(match=match).order_by("seq").values_list("seq")] == list(
         range(1, match.seq + 1)
     ), "the log has gaps"
+
+
+@pytest.fixture(autouse=True)
+def bot_turns_in_process(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Bot turns run in process (as under ``make run``), even when a broker is configured, except
+    in the tests that start a real worker: nothing else would consume the queue."""
+    if "celery_worker" in request.fixturenames:
+        yield
+        return
+    eager = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        celery_app.conf.task_always_eager = eager
 
 
 @pytest.fixture(autouse=True)
