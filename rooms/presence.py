@@ -33,7 +33,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from games import adapter, engine, live, services
+from games import adapter, engine, live, services, tasks
 from games.bots import choose_action
 from games.models import Event, Match, MatchStatus, Seat
 
@@ -209,8 +209,11 @@ def _append(match: Match, event: dict[str, Any], now: datetime, touch_updated: b
     ``updated_at`` is left alone: it dates the latest move, which the turn clock counts from."""
     Event.objects.bulk_create(adapter.event_rows(match, [event], now))  # type: ignore[list-item]
     match.save(update_fields=["seq", "updated_at"] if touch_updated else ["seq"])
-    match_id = match.id
+    match_id, seq = match.id, match.seq
     transaction.on_commit(lambda: _announce(match_id))
+    if match.status == MatchStatus.ACTIVE and adapter.bot_at(match.seating, match.turn):
+        # A queued bot turn carries the seq it was queued at, which this event moved past: queue it anew.
+        transaction.on_commit(lambda: _queue_bot_turns(match_id, seq))
 
 
 def _announce(match_id: UUID) -> None:
@@ -218,6 +221,13 @@ def _announce(match_id: UUID) -> None:
         live.publish(live.match_channel(match_id))
     except Exception:  # waiters time out and read again; the news is in the database
         logger.exception("Could not announce news of match %s", match_id)
+
+
+def _queue_bot_turns(match_id: UUID, seq: int) -> None:
+    try:
+        tasks.play_bot_turns.delay(str(match_id), seq)
+    except Exception:  # games.tasks.sweep_bot_turns queues it again later
+        logger.exception("Could not queue the bot turns of match %s at seq %s", match_id, seq)
 
 
 def _queue_grace(match_id: str, seat: int, seq: int, grace: int) -> None:

@@ -1,0 +1,114 @@
+"""Live updates: a long poll wakes within a second of an event; SSE resumes from Last-Event-ID."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from django.db import connections
+from django.test import override_settings
+
+from games.models import Event
+from tests.games.helpers import human_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def parse_sse(text: str) -> list[dict]:
+    events = []
+    for block in text.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if line and not line.startswith(":"))
+        if "id" in fields:
+            events.append(fields)
+    return events
+
+
+def read_stream(api, url: str, **headers: str) -> tuple[int, list[dict], str]:
+    response = api.client.get(url, headers=headers)
+    if response.status_code != 200 or not response.streaming:
+        return response.status_code, [], ""
+    assert response["Content-Type"].startswith("text/event-stream")
+    text = b"".join(response.streaming_content).decode()
+    return 200, parse_sse(text), text
+
+
+def test_a_long_poll_wakes_within_one_second_of_an_event():
+    table = human_table("dos", {}, seed=2)
+    turn = table.view(0)["hand"]["turn"]
+    view = table.view(turn)
+    waiter = table.seats[1 - turn]
+    woke: list[float] = []
+
+    def poll() -> None:
+        try:
+            events = waiter.get(table.url("/events"), {"after": view["seq"], "wait": 20}).json()
+            woke.append(time.monotonic())
+            assert events[0]["type"] == "card_played"
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=poll)
+    thread.start()
+    time.sleep(0.5)
+    acted = time.monotonic()
+    assert table.seats[turn].post(table.url("/actions"), view["legal_actions"][0]).status_code == 200
+    thread.join(10)
+    assert woke and woke[0] - acted < 1.0
+
+
+@override_settings(STREAM_MAX_SECONDS=1.5, STREAM_KEEPALIVE_SECONDS=0.5)
+def test_sse_resumes_from_last_event_id_without_losing_or_repeating_an_event():
+    table = human_table("dos", {}, seed=3)
+    url = table.url("/stream")
+    viewer = table.seats[0]
+    status, first, text = read_stream(viewer, url)
+    assert status == 200 and ": keep-alive" in text, "a connection lives its lifetime, with keep-alives"
+    assert [int(e["id"]) for e in first] == list(range(1, len(first) + 1))
+    hand = next(e for e in first if e["event"] == "hand_started")
+    assert "deck" not in hand["data"] and '"hands"' not in hand["data"], "every event is redacted for the viewer"
+    for _ in range(3):  # the match moves on while the viewer is away
+        turn = table.view(0)["hand"]["turn"]
+        table.seats[turn].post(table.url("/actions"), table.view(turn)["legal_actions"][0])
+    status, second, _ = read_stream(viewer, url, **{"Last-Event-ID": first[-1]["id"]})
+    seqs = [int(e["id"]) for e in first + second]
+    assert seqs == list(range(1, Event.objects.filter(match_id=table.match_id).count() + 1))
+    assert [e["event"] for e in second] == ["card_played"] * 3 or len(second) >= 3
+
+
+@override_settings(STREAM_MAX_SECONDS=5, STREAM_KEEPALIVE_SECONDS=5)
+def test_sse_sends_an_event_as_it_happens():
+    table = human_table("dos", {}, seed=3)
+    viewer = table.seats[0]
+    seq = table.view(0)["seq"]
+    got: list[tuple[float, list]] = []
+
+    def listen() -> None:
+        try:
+            response = viewer.client.get(table.url("/stream"), headers={"Last-Event-ID": str(seq)})
+            for chunk in response.streaming_content:
+                if b"id: " in chunk:
+                    got.append((time.monotonic(), parse_sse(chunk.decode())))
+                    break
+            response.close()
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=listen)
+    thread.start()
+    time.sleep(0.5)
+    turn = table.view(0)["hand"]["turn"]
+    acted = time.monotonic()
+    table.seats[turn].post(table.url("/actions"), table.view(turn)["legal_actions"][0])
+    thread.join(10)
+    assert got and got[0][0] - acted < 1.0 and int(got[0][1][0]["id"]) == seq + 1
+
+
+def test_the_stream_needs_a_token_and_answers_with_a_problem():
+    table = human_table("dos", {}, seed=3)
+    from rest_framework.test import APIClient
+
+    response = APIClient().get(table.url("/stream"), HTTP_ACCEPT="text/event-stream")
+    assert response.status_code == 401
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "not_authenticated"

@@ -1,0 +1,60 @@
+"""Replays: at every seq of a finished match, the table equals the engine's after that many engine events."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.test import TestCase
+
+from games import engine
+from games.models import Event, Match
+from rooms import presence
+from tests.games.helpers import choose, new_player
+
+pytestmark = pytest.mark.django_db
+
+
+def play_to_the_end(api, match_id: str, seed: int = 1) -> dict:
+    rng = random.Random(seed)
+    url = f"/api/v1/matches/{match_id}"
+    view = api.get(url).json()
+    while view["status"] == "active":
+        if not view["legal_actions"]:  # the answer to an action comes before the bots play (in process)
+            view = api.get(url).json()
+            assert view["legal_actions"] or view["status"] != "active"
+            continue
+        view = api.post(f"{url}/actions", choose(rng, view["legal_actions"])).json()
+    return view
+
+
+def test_replay_at_every_seq_equals_the_engine_state_after_that_many_events():
+    me = new_player()
+    seats = [{"player": "me"}, {"bot": "level-1"}]
+    created = me.post("/api/v1/matches/", {"variant": "dos", "options": {"games_to_win": 1, "hand_size": 6},
+                                           "seed": 5, "seats": seats}).json()  # fmt: skip
+    match_id = created["id"]
+    url = f"/api/v1/matches/{match_id}"
+    # A service event in the middle of the log (the table clock's marker), which the engine does not count.
+    presence_event = {"type": "seat_reconnected", "seat": 0, "data": {"away_seconds": 1.0}}
+    match = Match.objects.get(pk=match_id)
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        presence._append(match, presence_event, match.updated_at)
+    assert me.get(f"{url}/replay", {"seq": 1}).json()["code"] == "match_not_over"
+    final = play_to_the_end(me, match_id)
+    assert final["status"] == "finished"
+    rows = list(Event.objects.filter(match_id=match_id).order_by("seq"))
+    log = [r.as_engine_event() for r in rows if r.type != "seat_reconnected"]
+    stranger = new_player("stranger")
+    engine_seen = 0
+    for row in rows:
+        answer = stranger.get(f"{url}/replay", {"seq": row.seq})
+        assert answer.status_code == 200, answer.content
+        body = answer.json()
+        if row.type != "seat_reconnected":
+            engine_seen += 1
+        assert body["engine_events"] == engine_seen and body["event"]["seq"] == row.seq
+        assert body["table"] == engine.table_after("dos", match.options, log, engine_seen)
+    assert body["table"]["status"] == "finished" and body["last_seq"] == len(rows)
+    assert stranger.get(f"{url}/replay", {"seq": len(rows) + 1}).json()["code"] == "seq_out_of_range"
+    assert stranger.get(f"{url}/replay").status_code == 400
