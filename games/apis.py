@@ -302,14 +302,15 @@ class MatchRecordApi(APIView):
         operation_id="matches_record",
         summary="The full record of a match that is over",
         description="Every deal in full, every action and every event, unredacted: enough to replay the match "
-        "card by card. Refused (403 `match_not_over`) while the match is waiting or active.",
+        "card by card. Any player may read the record of a match that is over; refused (403 `match_not_over`) "
+        "while the match is waiting or active, and 404 to anyone who does not sit at it.",
         parameters=[MATCH_ID],
         responses={200: RecordSerializer, **problems(401, 403, 404, 429, s403="`match_not_over`.")},
         examples=[examples.RECORD],
         tags=["matches"],
     )
     def get(self, request: Request, match_id: UUID) -> Response:
-        membership = selectors.match_membership(match_id=match_id, player=request.user)
+        membership = selectors.match_membership_or_over(match_id=match_id, player=request.user)
         return Response(selectors.match_record(membership=membership))
 
 

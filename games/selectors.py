@@ -44,6 +44,19 @@ def match_membership(*, match_id: UUID, player: Player) -> Membership:
     return Membership(found, seat)
 
 
+def match_membership_or_over(*, match_id: UUID, player: Player) -> Membership:
+    """As :func:`match_membership`, but a match that is over may be read by anyone: match histories
+    can be replayed card by card by anyone once a match is over. An active match stays private."""
+    found = Match.objects.filter(pk=match_id).first()
+    if found is None:
+        raise NotFound()
+    seat = adapter.seat_in(found.seating, player.pk)
+    over = found.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED)
+    if seat is None and found.created_by_id != player.pk and not over:
+        raise NotFound()
+    return Membership(found, seat)
+
+
 def match_view(*, membership: Membership) -> dict[str, Any]:
     return adapter.match_body(membership.match, membership.seat)
 

@@ -58,3 +58,19 @@ def test_replay_at_every_seq_equals_the_engine_state_after_that_many_events():
     assert body["table"]["status"] == "finished" and body["last_seq"] == len(rows)
     assert stranger.get(f"{url}/replay", {"seq": len(rows) + 1}).json()["code"] == "seq_out_of_range"
     assert stranger.get(f"{url}/replay").status_code == 400
+
+
+def test_the_record_of_a_match_that_is_over_is_readable_by_anyone_and_an_active_one_by_its_players_only():
+    me = new_player()
+    options = {"games_to_win": 1, "hand_size": 6}
+    seats = [{"player": "me"}, {"bot": "level-1"}]
+    created = me.post("/api/v1/matches/", {"variant": "dos", "options": options, "seed": 7, "seats": seats}).json()
+    url = f"/api/v1/matches/{created['id']}"
+    stranger = new_player("stranger")
+    assert stranger.get(f"{url}/record").status_code == 404, "an active match stays private"
+    assert stranger.get(f"{url}/replay", {"seq": 1}).json()["code"] == "match_not_over"
+    assert me.get(f"{url}/record").json()["code"] == "match_not_over"
+    play_to_the_end(me, created["id"])
+    record = stranger.get(f"{url}/record")
+    assert record.status_code == 200 and record.json()["status"] == "finished"
+    assert stranger.get(url).status_code == 404, "the record and replays are public, not the match's live view"
