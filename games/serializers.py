@@ -112,7 +112,9 @@ class OpenSeatSerializer(serializers.Serializer):
 
 
 class BotSeatSerializer(serializers.Serializer):
-    bot = serializers.CharField(help_text="A built-in bot: `level-1`, `level-2`, …")
+    bot = serializers.CharField(
+        help_text="A built-in bot (`level-1`, `level-2`, …) or the id of a registered bot (docs/http-bots.md)."
+    )
 
 
 @extend_schema_field(
@@ -375,6 +377,15 @@ _EVENT_DATA: dict[str, type[serializers.Serializer]] = {
         },
     ),
     "match_cancelled": _data("MatchCancelledData", {"reason": serializers.CharField()}),
+    # Not the engine's: a registered bot's reply was replaced by the level-2 move whose events follow.
+    "bot_fallback": _data(
+        "BotFallbackData",
+        {
+            "reason": serializers.ChoiceField(choices=["timeout", "error", "illegal"]),
+            "detail": serializers.CharField(),
+            "level": serializers.CharField(help_text="The built-in level that played instead: level-2."),
+        },
+    ),
 }
 
 

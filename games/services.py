@@ -25,7 +25,7 @@ from games import engine, live
 from games.bots import LEVELS, choose_action
 from players.models import Player
 
-from . import adapter, selectors, tasks
+from . import adapter, selectors, tasks, turns
 from .errors import Conflict, ErrorCode, Forbidden, NotFound, Unprocessable, engine_error
 from .models import Event, Hand, IdempotencyRecord, Match, MatchStatus, Seat
 
@@ -77,6 +77,9 @@ def match_create(
     except engine.EngineError as exc:
         raise engine_error(exc) from None
     specs = _seat_specs(seats, players, variant)
+    if "me" in specs and f"player:{player.pk}" in specs:
+        raise Unprocessable("You may take one seat only.", code=ErrorCode.INVALID_SEATS, field="seats")
+    registered = {str(k): v for k, v in Player.objects.in_bulk([s[7:] for s in specs if s[:7] == "player:"]).items()}
     now = timezone.now()
     match = Match(
         variant=variant,
@@ -91,7 +94,7 @@ def match_create(
         Seat(
             match=match,
             number=n,
-            player=player if spec == "me" else None,
+            player=player if spec == "me" else registered.get(spec[7:]),
             bot=spec[4:] if spec.startswith("bot:") else "",
             joined_at=now if spec != "open" else None,
         )
@@ -260,7 +263,8 @@ def _locked(match_id: UUID) -> Match:
 
 
 def _seat_specs(seats: list[Any], players: int, variant: str) -> list[str]:
-    """Each seat spec as ``"me"``, ``"open"`` or ``"bot:<level>"``; 422 for anything else."""
+    """Each seat spec as ``"me"``, ``"open"``, ``"bot:<level>"`` or ``"player:<id>"`` (a registered bot,
+    docs/http-bots.md); 422 for anything else."""
     if len(seats) != players:
         raise Unprocessable(
             f"A {variant} match with these options has {players} seats; {len(seats)} were given.",
@@ -275,13 +279,19 @@ def _seat_specs(seats: list[Any], players: int, variant: str) -> list[str]:
         elif spec == {"open": True}:
             specs.append("open")
         elif isinstance(spec, dict) and set(spec) == {"bot"} and isinstance(spec["bot"], str):
-            if spec["bot"] not in LEVELS:
+            if spec["bot"] in LEVELS:
+                specs.append(f"bot:{spec['bot']}")
+            elif (bot_player := turns.registered_bot(spec["bot"])) is not None:
+                if f"player:{bot_player.pk}" in specs:
+                    raise Unprocessable("A bot takes one seat only.", code=ErrorCode.INVALID_SEATS, field=field)
+                specs.append(f"player:{bot_player.pk}")
+            else:
                 raise Unprocessable(
-                    f"No bot {spec['bot'][:50]!r}: the built-in bots are {', '.join(LEVELS)}.",
+                    f"No bot {spec['bot'][:50]!r}: the built-in bots are {', '.join(LEVELS)}, or give the id "
+                    "of a registered bot.",
                     code=ErrorCode.UNKNOWN_BOT,
                     field=field,
                 )
-            specs.append(f"bot:{spec['bot']}")
         else:
             raise Unprocessable(
                 'A seat is {"player": "me"}, {"open": true} or {"bot": "<level or bot id>"}.',
@@ -317,6 +327,7 @@ def _record(match: Match, state: engine.State, events: list[engine.Event]) -> No
     transaction.on_commit(lambda: _announce(match_id))
     if bot_next:
         transaction.on_commit(lambda: _queue_bot_turns(match_id, seq))
+    turns.after_record(match)  # a registered bot or a player to act: wake their polls, call a webhook
 
 
 def _announce(match_id: UUID) -> None:

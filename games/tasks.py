@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import DatabaseError
 
-from . import services
+from . import services, turns
 
 
 @shared_task
@@ -31,3 +31,16 @@ def play_bot_turns(match_id: str, seq: int) -> int:
 def sweep_bot_turns() -> int:
     """Queue again the bot turns of matches idle on a bot's turn (run by Celery beat)."""
     return services.bot_turns_sweep()
+
+
+@shared_task(
+    acks_late=True,
+    autoretry_for=(DatabaseError,),
+    retry_backoff=0.5,
+    retry_backoff_max=10,
+    retry_jitter=True,
+    max_retries=8,
+)
+def deliver_turn(match_id: str, seq: int) -> str:
+    """Call the webhook bot that must act in a match standing at ``seq``; a later seq makes it a no-op."""
+    return turns.turn_deliver(match_id=match_id, seq=seq)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import apis
+from . import apis, turn_apis
 
 urlpatterns = [
     path("variants/", apis.VariantListApi.as_view(), name="variants"),
@@ -11,4 +11,5 @@ urlpatterns = [
     path("matches/<uuid:match_id>/events", apis.MatchEventsApi.as_view(), name="match-events"),
     path("matches/<uuid:match_id>/record", apis.MatchRecordApi.as_view(), name="match-record"),
     path("matches/<uuid:match_id>/cancel", apis.MatchCancelApi.as_view(), name="match-cancel"),
+    path("me/turns", turn_apis.MyTurnsApi.as_view(), name="me-turns"),
 ]

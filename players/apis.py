@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from uuid import UUID
+
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -11,7 +13,9 @@ from rest_framework.views import APIView
 
 from tute_api.schema import problems
 
-from .services import player_create, player_token_rotate
+from .models import Bot, BotDelivery
+from .selectors import bot_owned, bot_stats, bots_of
+from .services import bot_credentials_rotate, bot_register, player_create, player_token_rotate
 
 USERNAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{2,29}$"
 
@@ -95,3 +99,167 @@ class PlayerTokenRotateApi(APIView):
 
 def _fields(player: object) -> dict[str, object]:
     return {name: getattr(player, name) for name in ("id", "username", "created_at")}
+
+
+# -- bots over HTTP (docs/http-bots.md) --------------------------------------------------------------
+
+
+class BotOutputSerializer(serializers.Serializer):
+    id = serializers.UUIDField(help_text="The bot's id, which is also its player's id: seat it with `{\"bot\": id}`.")
+    name = serializers.CharField(help_text="The bot's player's username.")
+    delivery = serializers.ChoiceField(choices=BotDelivery.choices)
+    webhook_url = serializers.CharField(allow_null=True)
+    timeout_ms = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+
+
+class BotWithCredentialsOutputSerializer(BotOutputSerializer):
+    token = serializers.CharField(help_text="The bot's bearer token. Shown only now.")
+    secret = serializers.CharField(help_text="Keys the HMAC-SHA256 of each webhook call. Shown only now.")
+
+
+class LatencySerializer(serializers.Serializer):
+    p50 = serializers.IntegerField(allow_null=True)
+    p95 = serializers.IntegerField(allow_null=True)
+    p99 = serializers.IntegerField(allow_null=True)
+    samples = serializers.IntegerField(help_text="The latest calls the percentiles are over (at most 1000).")
+
+
+class BotStatsOutputSerializer(serializers.Serializer):
+    bot_id = serializers.UUIDField()
+    delivery = serializers.ChoiceField(choices=BotDelivery.choices)
+    turns = serializers.IntegerField(help_text="Webhook calls made (poll bots: 0).")
+    ok = serializers.IntegerField(help_text="Calls whose reply was played.")
+    timeouts = serializers.IntegerField(help_text="Replies later than `timeout_ms`, or none.")
+    errors = serializers.IntegerField(help_text="Calls that failed or whose reply was not an action.")
+    illegal = serializers.IntegerField(help_text="Replies that the rules refused.")
+    fallbacks = serializers.IntegerField(help_text="Level-2 moves played for the bot: timeouts + errors + illegal.")
+    latency_ms = LatencySerializer()
+
+
+_BOT_EXAMPLE = {
+    "id": "0b7e3c1a-9f5d-4e2b-8a61-3c4d5e6f7a8b",
+    "name": "arrastre",
+    "delivery": "webhook",
+    "webhook_url": "https://bots.example.com/tute",
+    "timeout_ms": 2000,
+    "created_at": "2026-01-01T12:00:00Z",
+}
+_BOT_CREDENTIALS_EXAMPLE = {
+    **_BOT_EXAMPLE,
+    "token": "Zr0mQe8uYxAkq3oV1p6l2Rk5cE0nqCwK1m7d3nVt2b6",
+    "secret": "4f9c0e7d2a1b8c3d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d",
+}
+BOT_ID = OpenApiParameter("bot_id", UUID, OpenApiParameter.PATH, description="The bot's id.")
+
+
+def _bot_fields(bot: Bot) -> dict[str, object]:
+    return {
+        "id": bot.pk,
+        "name": bot.player.username,
+        "delivery": bot.delivery,
+        "webhook_url": bot.webhook_url or None,
+        "timeout_ms": bot.timeout_ms,
+        "created_at": bot.created_at,
+    }
+
+
+class BotsApi(APIView):
+    """``GET``: the caller's bots; ``POST``: register a bot."""
+
+    class BotInputSerializer(serializers.Serializer):
+        name = serializers.RegexField(USERNAME_PATTERN, help_text="The bot's username, as for a player.")
+        delivery = serializers.ChoiceField(choices=BotDelivery.choices)
+        webhook_url = serializers.CharField(
+            required=False, max_length=500, help_text="With `webhook`: the http(s) URL the turns are POSTed to."
+        )
+        timeout_ms = serializers.IntegerField(
+            required=False, min_value=100, max_value=10_000, help_text="With `webhook`: 100 to 10000; 2000 by default."
+        )
+
+    @extend_schema(
+        operation_id="bots_list",
+        summary="The caller's bots",
+        responses={200: BotOutputSerializer(many=True), **problems(401, 429)},
+        examples=[OpenApiExample("My bots", value=[_BOT_EXAMPLE], response_only=True)],
+        tags=["bots"],
+    )
+    def get(self, request: Request) -> Response:
+        return Response(BotOutputSerializer([_bot_fields(b) for b in bots_of(owner=request.user)], many=True).data)
+
+    @extend_schema(
+        operation_id="bots_create",
+        summary="Register a bot",
+        description="The bot is a player of its own that the caller owns. The answer carries its token and "
+        "its signing secret, once. Webhook URLs are http(s) and must resolve only to public addresses "
+        "(422 `invalid_webhook_url`, `webhook_address_not_allowed`). See docs/http-bots.md.",
+        request=BotInputSerializer,
+        responses={
+            201: BotWithCredentialsOutputSerializer,
+            **problems(400, 401, 409, 422, 429, s409="`username_taken`: the name is taken.",
+                       s422="`invalid_webhook_url` or `webhook_address_not_allowed`."),
+        },  # fmt: skip
+        examples=[
+            OpenApiExample("A poll bot", value={"name": "arrastre", "delivery": "poll"}, request_only=True),
+            OpenApiExample(
+                "A webhook bot",
+                value={"name": "arrastre", "delivery": "webhook", "webhook_url": "https://bots.example.com/tute",
+                       "timeout_ms": 2000},
+                request_only=True,
+            ),  # fmt: skip
+            OpenApiExample("Registered", value=_BOT_CREDENTIALS_EXAMPLE, response_only=True, status_codes=["201"]),
+        ],
+        tags=["bots"],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.BotInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        bot, token = bot_register(owner=request.user, **serializer.validated_data)
+        data = BotWithCredentialsOutputSerializer({**_bot_fields(bot), "token": token, "secret": bot.secret}).data
+        return Response(data, status=status.HTTP_201_CREATED)
+
+
+class BotTokenRotateApi(APIView):
+    @extend_schema(
+        operation_id="bots_token_rotate",
+        summary="Rotate a bot's token and signing secret",
+        description="Only the bot's owner. The old token and secret stop working at once.",
+        request=None,
+        parameters=[BOT_ID],
+        responses={
+            201: BotWithCredentialsOutputSerializer,
+            **problems(401, 403, 404, 429, s403="`not_your_bot`.", s404="`unknown_bot`."),
+        },
+        examples=[OpenApiExample("Rotated", value=_BOT_CREDENTIALS_EXAMPLE, response_only=True, status_codes=["201"])],
+        tags=["bots"],
+    )
+    def post(self, request: Request, bot_id: UUID) -> Response:
+        bot = bot_owned(bot_id=bot_id, owner=request.user)
+        token = bot_credentials_rotate(bot=bot)
+        data = BotWithCredentialsOutputSerializer({**_bot_fields(bot), "token": token, "secret": bot.secret}).data
+        return Response(data, status=status.HTTP_201_CREATED)
+
+
+class BotStatsApi(APIView):
+    @extend_schema(
+        operation_id="bots_stats",
+        summary="How a bot's webhook calls went",
+        description="Only the bot's owner. Counts every webhook call by outcome; a timeout, an error or an "
+        "illegal reply was replaced by a level-2 move (a `bot_fallback` event in the match's log).",
+        parameters=[BOT_ID],
+        responses={200: BotStatsOutputSerializer, **problems(401, 403, 404, 429, s403="`not_your_bot`.",
+                                                             s404="`unknown_bot`.")},  # fmt: skip
+        examples=[
+            OpenApiExample(
+                "Stats",
+                value={"bot_id": _BOT_EXAMPLE["id"], "delivery": "webhook", "turns": 120, "ok": 117, "timeouts": 2,
+                       "errors": 1, "illegal": 0, "fallbacks": 3,
+                       "latency_ms": {"p50": 12, "p95": 40, "p99": 1900, "samples": 120}},
+                response_only=True,
+            )
+        ],  # fmt: skip
+        tags=["bots"],
+    )
+    def get(self, request: Request, bot_id: UUID) -> Response:
+        bot = bot_owned(bot_id=bot_id, owner=request.user)
+        return Response(BotStatsOutputSerializer(bot_stats(bot=bot)).data)

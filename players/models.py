@@ -45,3 +45,53 @@ class Token(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} {self.digest[:8]}…"
+
+
+class BotDelivery(models.TextChoices):
+    POLL = "poll"  # the bot asks GET /api/v1/me/turns?wait=N
+    WEBHOOK = "webhook"  # the service POSTs each turn to the bot's URL
+
+
+class Bot(models.Model):
+    """A player that a program plays for (``docs/http-bots.md``): its owner and how it gets its turns.
+
+    The bot *is* its :class:`Player` (the primary key is the player's id), so its bearer token, its
+    seats and the actions endpoint work as for anyone. The ``secret`` keys the HMAC that signs each
+    webhook call, so, unlike a token, it is stored as issued.
+    """
+
+    player = models.OneToOneField(Player, on_delete=models.CASCADE, primary_key=True, related_name="bot")
+    owner = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="bots")
+    delivery = models.CharField(max_length=8, choices=BotDelivery.choices)
+    webhook_url = models.URLField(max_length=500, blank=True)
+    timeout_ms = models.PositiveIntegerField(default=2000, help_text="How long a webhook call may take.")
+    secret = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"bot {self.player_id} ({self.delivery})"
+
+
+class BotCallOutcome(models.TextChoices):
+    OK = "ok"  # the reply's action was played
+    TIMEOUT = "timeout"  # no reply within timeout_ms: a level-2 move was played instead
+    ERROR = "error"  # no usable reply (connection refused, HTTP error, not an action): level-2 instead
+    ILLEGAL = "illegal"  # an action the rules refuse: level-2 instead
+
+
+class BotCall(models.Model):
+    """One webhook call to a bot and how it went: what ``GET /api/v1/bots/{id}/stats`` counts."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="calls")
+    match_id = models.UUIDField()
+    seq = models.PositiveIntegerField()
+    outcome = models.CharField(max_length=8, choices=BotCallOutcome.choices)
+    latency_ms = models.PositiveIntegerField()
+    detail = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["bot", "-created_at"], name="botcall_bot_created")]
+
+    def __str__(self) -> str:
+        return f"{self.bot_id} {self.match_id}@{self.seq}: {self.outcome}"

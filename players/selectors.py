@@ -2,11 +2,74 @@
 
 from __future__ import annotations
 
-from .models import Player, Token
+from typing import Any
+from uuid import UUID
+
+from django.db.models import Count, QuerySet
+
+from .models import Bot, BotCall, BotCallOutcome, Player, Token
 from .tokens import token_digest
+
+#: The stats' latency percentiles are over at most this many of the latest calls.
+STATS_WINDOW = 1000
 
 
 def player_by_token(token: str) -> Player | None:
     """The player a bearer token belongs to, or None (one query)."""
     found = Token.objects.select_related("player").filter(digest=token_digest(token)).first()
     return found.player if found is not None else None
+
+
+def bots_of(*, owner: Player) -> QuerySet[Bot]:
+    return Bot.objects.filter(owner=owner).select_related("player").order_by("created_at")
+
+
+def bot_owned(*, bot_id: UUID, owner: Player) -> Bot:
+    """The bot, if ``owner`` owns it: 404 ``unknown_bot``, or 403 ``not_your_bot``."""
+    # Imported here: players.authentication imports this module while DRF's views are loading.
+    from .errors import NotYourBot, UnknownBot
+
+    bot = Bot.objects.select_related("player").filter(pk=bot_id).first()
+    if bot is None:
+        raise UnknownBot()
+    if bot.owner_id != owner.pk:
+        raise NotYourBot("Only the bot's owner may see or change it.")
+    return bot
+
+
+def bot_of_player(player_id: object) -> Bot | None:
+    return Bot.objects.select_related("player").filter(pk=player_id).first()
+
+
+def _percentile(ordered: list[int], p: float) -> int | None:
+    """The nearest-rank percentile of sorted values."""
+    if not ordered:
+        return None
+    rank = max(1, -(-len(ordered) * p // 100))
+    return ordered[int(rank) - 1]
+
+
+def bot_stats(*, bot: Bot) -> dict[str, Any]:
+    """What the bot's webhook calls came to: counts by outcome, and latency percentiles."""
+    counts = {outcome: 0 for outcome in BotCallOutcome.values}
+    grouped = BotCall.objects.filter(bot=bot).order_by().values("outcome").annotate(n=Count("id"))
+    for row in grouped:
+        counts[row["outcome"]] = row["n"]
+    latest = BotCall.objects.filter(bot=bot).order_by("-created_at", "-id")[:STATS_WINDOW]
+    latencies = sorted(latest.values_list("latency_ms", flat=True))
+    return {
+        "bot_id": str(bot.pk),
+        "delivery": bot.delivery,
+        "turns": sum(counts.values()),
+        "ok": counts[BotCallOutcome.OK],
+        "timeouts": counts[BotCallOutcome.TIMEOUT],
+        "errors": counts[BotCallOutcome.ERROR],
+        "illegal": counts[BotCallOutcome.ILLEGAL],
+        "fallbacks": sum(counts.values()) - counts[BotCallOutcome.OK],
+        "latency_ms": {
+            "p50": _percentile(latencies, 50),
+            "p95": _percentile(latencies, 95),
+            "p99": _percentile(latencies, 99),
+            "samples": len(latencies),
+        },
+    }

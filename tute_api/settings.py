@@ -176,7 +176,7 @@ SPECTACULAR_SETTINGS = {
             for kind in (
                 "play", "bid", "pass", "choose_trump", "hand_started", "trump_chosen", "card_played",
                 "trick_won", "canto", "tute", "exchange", "draw", "hand_finished", "match_finished",
-                "match_cancelled",
+                "match_cancelled", "bot_fallback",
             )
         },
     },
@@ -185,6 +185,7 @@ SPECTACULAR_SETTINGS = {
         {"name": "variants", "description": "The variants of RULES.md and their options."},
         {"name": "matches", "description": "Create, join and play matches; events and records."},
         {"name": "rooms", "description": "Tables with friends: rooms, invite codes, starting matches."},
+        {"name": "bots", "description": "Bots over HTTP: register, get turns by polling or by webhook, stats."},
     ],
 }
 
@@ -218,3 +219,7 @@ LIVE_UPDATES_URL = env.str(
 
 # Seconds /readyz waits for the broker before calling it unreachable.
 HEALTH_CHECK_TIMEOUT = env.float("HEALTH_CHECK_TIMEOUT", default=2.0)
+
+# Bots over HTTP (docs/http-bots.md): allow webhooks to private and loopback addresses (tests, a
+# bot on the same machine). Off by default: a webhook URL must resolve only to public addresses.
+BOT_WEBHOOK_ALLOW_PRIVATE = env.bool("BOT_WEBHOOK_ALLOW_PRIVATE", default=False)

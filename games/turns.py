@@ -1,0 +1,229 @@
+"""Turns of registered bots (docs/http-bots.md): the poll feed and webhook delivery.
+
+A registered bot is a player (``players.models.Bot``), so it acts through the ordinary actions
+endpoint. This module tells it when to act:
+
+- **poll**: ``GET /api/v1/me/turns?wait=N`` lists the matches where the caller must act, each with
+  its view and ``legal_actions`` (:func:`turns_of`, :func:`turns_wait`); every recorded turn of a
+  player publishes on :func:`games.live.player_channel`, which wakes that wait.
+- **webhook**: after a turn of a webhook bot is committed, :func:`turn_deliver` (the Celery task
+  ``games.tasks.deliver_turn``) reads the bot's view, POSTs it, signed, to the bot's URL holding
+  no lock, and applies the reply through :func:`games.services.match_act` with ``expected_seq``.
+  A late, malformed or illegal reply is replaced by a level-2 move, logged as a ``bot_fallback``
+  event (the engine's replay skips it) right before the move's own events, and counted in the
+  bot's stats.
+
+With no broker the tasks run in process, inside the on-commit of the request that made the turn.
+A match of bots then plays on turn after turn; the deliveries run one after another in a loop
+(:func:`_queue_delivery`) rather than nested in one another, so the stack stays flat.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections import deque
+from typing import Any
+from uuid import UUID
+
+from celery import current_app
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F
+from kombu.exceptions import OperationalError as BrokerError
+
+from games import engine, live
+from games.bots import choose_action
+from players import webhooks
+from players.models import Bot, BotCallOutcome, BotDelivery, Player
+from players.services import bot_call_record
+from tute_api.errors import ApiError
+
+from . import adapter, services, tasks
+from .errors import ErrorCode
+from .models import Match, MatchStatus
+from .serializers import ActionInputSerializer
+
+logger = logging.getLogger(__name__)
+
+#: The level that plays for a bot whose reply is late, malformed or illegal.
+FALLBACK_LEVEL = "level-2"
+#: The most turns one poll answers with.
+MAX_TURNS = 50
+#: Codes of a refused action that mean the match moved on without the bot: nothing to replace.
+_MOVED_ON = {ErrorCode.STALE_SEQ.value, engine.Code.NOT_YOUR_TURN.value, engine.Code.MATCH_NOT_ACTIVE.value}
+
+
+def registered_bot(bot_id: str) -> Player | None:
+    """The player of the registered bot with that id, if there is one."""
+    try:
+        pk = UUID(bot_id)
+    except ValueError:
+        return None
+    bot = Bot.objects.select_related("player").filter(pk=pk).first()
+    return bot.player if bot is not None else None
+
+
+# -- announcing a turn -------------------------------------------------------------------------------
+
+
+def after_record(match: Match) -> None:
+    """Called as a match's new state is saved: once it commits, tell the player to act, if one must."""
+    seat = match.turn
+    if seat is None or match.status != MatchStatus.ACTIVE:
+        return
+    player = match.seating[seat]["player"]
+    if not player:
+        return
+    match_id, seq, player_id = match.id, match.seq, player["id"]
+    transaction.on_commit(lambda: turn_announce(match_id, seq, player_id))
+
+
+def turn_announce(match_id: UUID, seq: int, player_id: str) -> None:
+    """Wake the player's ``/me/turns`` polls; queue the webhook call of a webhook bot."""
+    try:
+        live.publish(live.player_channel(player_id))
+    except Exception:  # a poll times out and reads again; the turn is in the database
+        logger.exception("Could not announce a turn to player %s", player_id)
+    if Bot.objects.filter(pk=player_id, delivery=BotDelivery.WEBHOOK).exists():
+        _queue_delivery(match_id, seq)
+
+
+_chain = threading.local()
+
+
+def _queue_delivery(match_id: UUID, seq: int) -> None:
+    """Queue ``deliver_turn``; in process (no broker), run the deliveries one after another."""
+    if not current_app.conf.task_always_eager:
+        try:
+            tasks.deliver_turn.delay(str(match_id), seq)
+        except BrokerError:
+            logger.exception("Could not queue the webhook turn of match %s at seq %s", match_id, seq)
+        return
+    pending: deque[tuple[UUID, int]] | None = getattr(_chain, "pending", None)
+    if pending is not None:  # a delivery of this thread is running: it runs this one next
+        pending.append((match_id, seq))
+        return
+    _chain.pending = pending = deque([(match_id, seq)])
+    try:
+        while pending:
+            queued_id, queued_seq = pending.popleft()
+            try:
+                tasks.deliver_turn.delay(str(queued_id), queued_seq)
+            except Exception:
+                logger.exception("The webhook turn of match %s at seq %s failed", queued_id, queued_seq)
+    finally:
+        _chain.pending = None
+
+
+# -- the poll feed -----------------------------------------------------------------------------------
+
+
+def _turn_body(match: Match, seat: int, deadline_ms: int | None) -> dict[str, Any]:
+    view = adapter.match_body(match, seat)
+    return {
+        "match_id": str(match.id),
+        "seq": match.seq,
+        "seat": seat,
+        "deadline_ms": deadline_ms,
+        "view": view,
+        "legal_actions": view["legal_actions"],
+    }
+
+
+def turns_of(*, player: Player) -> list[dict[str, Any]]:
+    """The matches where the player must act now, oldest turn first, each with its view."""
+    matches = (
+        Match.objects.filter(status=MatchStatus.ACTIVE, seats__player=player, seats__number=F("turn"))
+        .order_by("updated_at")
+        .distinct()[:MAX_TURNS]
+    )
+    return [_turn_body(m, m.turn, None) for m in matches if m.turn is not None]
+
+
+def turns_wait(*, player: Player, timeout: float) -> list[dict[str, Any]]:
+    """:func:`turns_of`, waiting up to ``timeout`` seconds for a turn when there is none.
+
+    Subscribes first and reads second, so a turn announced in between is not missed; holds no
+    database connection while it waits (outside a transaction, it closes it).
+    """
+    with live.subscribe(live.player_channel(player.pk)) as subscription:
+        found = turns_of(player=player)
+        deadline = time.monotonic() + timeout
+        while not found and (left := deadline - time.monotonic()) > 0:
+            if not connection.in_atomic_block:
+                connection.close()
+            if subscription.wait(left):
+                found = turns_of(player=player)
+    return found
+
+
+# -- webhook delivery --------------------------------------------------------------------------------
+
+
+def turn_deliver(*, match_id: UUID | str, seq: int) -> str:
+    """Call the webhook bot that must act in the match at ``seq`` and play its reply (or a fallback).
+
+    Idempotent: if the match has moved past ``seq``, or the seat to act holds no webhook bot, it
+    does nothing. Returns what happened: ``ok``, ``timeout``, ``error``, ``illegal`` or ``skipped``.
+    """
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None or match.status != MatchStatus.ACTIVE or match.seq != seq or match.turn is None:
+        return "skipped"
+    seat = match.turn
+    player = match.seating[seat]["player"]
+    bot = Bot.objects.select_related("player").filter(pk=player["id"]).first() if player else None
+    if bot is None or bot.delivery != BotDelivery.WEBHOOK:
+        return "skipped"
+    payload = _turn_body(match, seat, bot.timeout_ms)
+    reply = webhooks.post(
+        bot.webhook_url,
+        payload,
+        secret=bot.secret,
+        timeout_ms=bot.timeout_ms,
+        allow_private=settings.BOT_WEBHOOK_ALLOW_PRIVATE,
+    )  # no transaction is open and no row is locked while the bot thinks
+    outcome, detail = reply.outcome, reply.detail
+    if outcome == BotCallOutcome.OK:
+        action = ActionInputSerializer(data=reply.body)
+        if not isinstance(reply.body, dict) or not action.is_valid():
+            outcome, detail = BotCallOutcome.ERROR, "the reply is not an action"
+        else:
+            try:
+                services.match_act(player=bot.player, match_id=match.id, action=action.action(), expected_seq=seq)
+            except ApiError as exc:
+                code = str(exc.get_codes())
+                if code in _MOVED_ON:
+                    return "skipped"  # someone else acted meanwhile: nothing to replace
+                outcome, detail = BotCallOutcome.ILLEGAL, f"{code}: {exc.detail}"
+    bot_call_record(
+        bot=bot, match_id=match.id, seq=seq, outcome=outcome, latency_ms=reply.latency_ms, detail=detail
+    )
+    if outcome != BotCallOutcome.OK:
+        turn_fallback(match_id=match.id, seq=seq, reason=outcome, detail=detail)
+    return str(outcome)
+
+
+@transaction.atomic
+def turn_fallback(*, match_id: UUID, seq: int, reason: str, detail: str = "") -> bool:
+    """Play a level-2 move for the seat to act at ``seq``, logged as a ``bot_fallback`` event.
+
+    Does nothing (False) if the match has moved on.
+    """
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    if match is None or match.status != MatchStatus.ACTIVE or match.seq != seq or match.turn is None:
+        return False
+    state = adapter.state_of(match)
+    seat = match.turn
+    rng = random.Random(f"{match.seed}:{seq}:fallback") if match.seed is not None else random.Random()
+    action = choose_action(FALLBACK_LEVEL, engine.view(state, seat), rng)
+    marker: engine.Event = {
+        "type": "bot_fallback",
+        "seat": seat,
+        "data": {"reason": reason, "detail": detail[:200], "level": FALLBACK_LEVEL},
+    }
+    events = [marker, *engine.push(state, seat, action)]
+    services._record(match, state, events)
+    return True

@@ -1,0 +1,162 @@
+"""Webhook calls to bots: which URLs are allowed, how a call is signed, and the call itself.
+
+A webhook URL is ``http`` or ``https``; its host is resolved and *every* address it resolves to
+must be public (not private, loopback, link-local, reserved…) unless
+``settings.BOT_WEBHOOK_ALLOW_PRIVATE`` is on. The call then connects to an address that was
+checked (a name that resolves elsewhere a moment later cannot redirect it), follows no redirects,
+and gives up after the bot's timeout.
+
+Signature: ``X-Tute-Timestamp`` is the time in whole seconds and ``X-Tute-Signature`` is
+``sha256=<hex HMAC-SHA256 of "<timestamp>.<body>" keyed with the bot's secret>``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import http.client
+import ipaddress
+import json
+import socket
+import ssl
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from .errors import InvalidWebhookUrl, WebhookAddressNotAllowed
+
+#: The most of a reply the service reads; a longer one is an error.
+MAX_REPLY_BYTES = 64 * 1024
+USER_AGENT = "tute-api-webhook/1"
+
+
+@dataclass(frozen=True)
+class Target:
+    """A checked webhook URL: where to connect (an address that was checked) and what to ask for."""
+
+    scheme: str
+    host: str
+    port: int
+    path: str
+    addresses: tuple[str, ...]
+
+    @property
+    def host_header(self) -> str:
+        default = 443 if self.scheme == "https" else 80
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return host if self.port == default else f"{host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """How a webhook call went: ``ok`` with the reply's JSON, or ``timeout`` / ``error`` and why."""
+
+    outcome: str
+    latency_ms: int
+    body: Any = None
+    detail: str = ""
+
+
+def _address_allowed(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+def webhook_target(url: str, *, allow_private: bool) -> Target:
+    """The checked target of a webhook URL; raises ``invalid_webhook_url`` or ``webhook_address_not_allowed``."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise InvalidWebhookUrl("The webhook URL cannot be parsed.") from None
+    if parts.scheme not in ("http", "https"):
+        raise InvalidWebhookUrl("A webhook URL is http:// or https://.")
+    if not parts.hostname or parts.username is not None or parts.password is not None:
+        raise InvalidWebhookUrl("A webhook URL names a host and carries no credentials.")
+    port = port or (443 if parts.scheme == "https" else 80)
+    try:
+        found = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        raise InvalidWebhookUrl(f"The webhook's host {parts.hostname!r} does not resolve.") from None
+    addresses = tuple(dict.fromkeys(str(info[4][0]) for info in found))
+    if not addresses:
+        raise InvalidWebhookUrl(f"The webhook's host {parts.hostname!r} does not resolve.")
+    refused = [a for a in addresses if not _address_allowed(a)]
+    if refused and not allow_private:
+        raise WebhookAddressNotAllowed(
+            f"The webhook's host resolves to {refused[0]}, which is not a public address.", address=refused[0]
+        )
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return Target(parts.scheme, parts.hostname, port, path, addresses)
+
+
+def signature(secret: str, timestamp: str, body: bytes) -> str:
+    """The ``X-Tute-Signature`` of a body sent at ``timestamp``."""
+    digest = hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+    return f"sha256={digest}"
+
+
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    """HTTPS to a given address, checking the certificate against the URL's host name."""
+
+    def __init__(self, address: str, port: int, server_hostname: str, timeout: float) -> None:
+        super().__init__(address, port, timeout=timeout, context=ssl.create_default_context())
+        self.server_hostname = server_hostname
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self.host, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.server_hostname)  # type: ignore[attr-defined]
+
+
+def post(url: str, payload: dict[str, Any], *, secret: str, timeout_ms: int, allow_private: bool) -> Reply:
+    """POST a signed turn to a bot and read its JSON reply, within ``timeout_ms``; never raises."""
+    start = time.monotonic()
+
+    def elapsed() -> int:
+        return int((time.monotonic() - start) * 1000)
+
+    body = json.dumps(payload, separators=(",", ":")).encode()
+    timestamp = str(int(time.time()))
+    timeout = timeout_ms / 1000
+    try:
+        target = webhook_target(url, allow_private=allow_private)
+    except (InvalidWebhookUrl, WebhookAddressNotAllowed) as exc:
+        return Reply("error", elapsed(), detail=str(exc.detail))
+    connection: http.client.HTTPConnection
+    if target.scheme == "https":
+        connection = _PinnedHTTPSConnection(target.addresses[0], target.port, target.host, timeout)
+    else:
+        connection = http.client.HTTPConnection(target.addresses[0], target.port, timeout=timeout)
+    headers = {
+        "Host": target.host_header,
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        "X-Tute-Timestamp": timestamp,
+        "X-Tute-Signature": signature(secret, timestamp, body),
+    }
+    try:
+        connection.request("POST", target.path, body, headers)
+        response = connection.getresponse()
+        raw = response.read(MAX_REPLY_BYTES + 1)
+    except TimeoutError:
+        return Reply("timeout", elapsed(), detail=f"no reply within {timeout_ms} ms")
+    except (OSError, http.client.HTTPException) as exc:
+        return Reply("error", elapsed(), detail=f"the call failed: {type(exc).__name__}: {exc}"[:200])
+    finally:
+        connection.close()
+    latency = elapsed()
+    if latency > timeout_ms:
+        return Reply("timeout", latency, detail=f"replied after {latency} ms, more than {timeout_ms} ms")
+    if 300 <= response.status < 400:
+        return Reply("error", latency, detail=f"HTTP {response.status}: redirects are not followed")
+    if response.status != 200:
+        return Reply("error", latency, detail=f"HTTP {response.status}")
+    if len(raw) > MAX_REPLY_BYTES:
+        return Reply("error", latency, detail=f"the reply is longer than {MAX_REPLY_BYTES} bytes")
+    try:
+        return Reply("ok", latency, body=json.loads(raw))
+    except ValueError:
+        return Reply("error", latency, detail="the reply is not JSON")

@@ -1,0 +1,164 @@
+"""Webhook bots: the service POSTs each turn, signed, plays the reply, and replaces a late,
+malformed or illegal reply with a level-2 move that the log and the bot's stats record."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from unittest import mock
+
+import pytest
+
+from games import turns
+from games.models import Event, Match
+from players import webhooks
+from players.models import BotCall
+from tests.games.helpers import new_player
+from tests.games.openapi import validate
+
+from .helpers import Receiver, register, signature_ok
+
+pytestmark = pytest.mark.django_db
+
+VS_LEVEL2 = {"variant": "dos", "options": {"games_to_win": 1}, "seed": 4}
+
+
+def start(owner_or_creator: Any, seats: list[dict[str, Any]]) -> dict[str, Any]:
+    created = owner_or_creator.post("/api/v1/matches/", {**VS_LEVEL2, "seats": seats})
+    assert created.status_code == 201, created.content
+    return dict(created.json())
+
+
+def test_a_webhook_bot_plays_a_whole_match_against_a_built_in_bot(receiver: Receiver):
+    bot = register("webhook", webhook_url=receiver.url, timeout_ms=3000)
+    match = start(bot.owner, [{"bot": bot.id}, {"bot": "level-2"}])
+    final = Match.objects.get(pk=match["id"])
+    assert final.status == "finished", "webhook and built-in turns alternate to the end, in process"
+    assert receiver.calls, "the bot was called"
+    assert all(signature_ok(bot.body["secret"], call) for call in receiver.calls)
+    payload = receiver.calls[0].payload
+    assert set(payload) == {"match_id", "seq", "seat", "view", "legal_actions", "deadline_ms"}
+    assert payload["match_id"] == match["id"] and payload["seat"] == 0 and payload["deadline_ms"] == 3000
+    assert payload["view"]["my_seat"] == 0 and payload["legal_actions"] == payload["view"]["legal_actions"]
+    assert receiver.calls[0].headers["Content-Type"] == "application/json"
+    assert not Event.objects.filter(match=final, type="bot_fallback").exists()
+    stats = bot.owner.get(f"/api/v1/bots/{bot.id}/stats").json()
+    assert stats["turns"] == stats["ok"] == len(receiver.calls) and stats["fallbacks"] == 0
+    assert stats["latency_ms"]["p50"] is not None and stats["latency_ms"]["p99"] >= stats["latency_ms"]["p50"]
+
+
+def test_the_signature_is_checked_against_the_secret_and_the_body(receiver: Receiver):
+    bot = register("webhook", webhook_url=receiver.url)
+    start(bot.owner, [{"bot": bot.id}, {"bot": "level-2"}])
+    call = receiver.calls[0]
+    assert signature_ok(bot.body["secret"], call)
+    assert not signature_ok("another secret", call)
+    tampered = type(call)(call.headers, call.body.replace(b'"seat":0', b'"seat":1'))
+    assert not signature_ok(bot.body["secret"], tampered)
+
+
+def play_until_the_bot_has_been_called(human: Any, match: dict[str, Any], receiver: Receiver) -> dict[str, Any]:
+    """The human (seat 1) plays its first legal action until the bot (seat 0) has been called."""
+    view = match
+    for _ in range(10):
+        if receiver.calls or view["status"] != "active":
+            break
+        view = human.get(f"/api/v1/matches/{match['id']}").json()
+        if view["legal_actions"]:
+            view = human.post(f"/api/v1/matches/{match['id']}/actions", view["legal_actions"][0]).json()
+    assert receiver.calls, "the bot was called"
+    return dict(view)
+
+
+@pytest.mark.parametrize(
+    "respond, reason, detail",
+    [
+        (lambda p: (200, b"this is not json", 0.0), "error", "not JSON"),
+        (lambda p: (200, b'{"type": "dance"}', 0.0), "error", "not an action"),
+        (lambda p: (200, b"[1, 2]", 0.0), "error", "not an action"),
+        (lambda p: (500, b"{}", 0.0), "error", "HTTP 500"),
+        (lambda p: (302, b"", 0.0), "error", "redirects are not followed"),
+        (lambda p: (200, b'{"type": "play", "card": "Z9"}', 0.0), "illegal", ""),
+        (lambda p: (200, b'{"type": "bid", "amount": 70}', 0.0), "illegal", "action_not_allowed_now"),
+        (lambda p: (200, json.dumps(p["legal_actions"][0]).encode(), 0.6), "timeout", ""),
+    ],
+    ids=["not-json", "not-an-action", "a-list", "http-500", "redirect", "bad-card", "wrong-phase", "late"],
+)
+def test_a_bad_reply_is_replaced_by_a_level_2_move_logged_and_counted(receiver: Receiver, respond, reason, detail):
+    bot = register("webhook", webhook_url=receiver.url, timeout_ms=300)
+    receiver.respond = respond
+    human = new_player("human")
+    match = start(human, [{"bot": bot.id}, {"player": "me"}])
+    play_until_the_bot_has_been_called(human, match, receiver)
+    fallbacks = list(Event.objects.filter(match_id=match["id"], type="bot_fallback").order_by("seq"))
+    assert len(fallbacks) == len(receiver.calls), "each bad reply is replaced, and logged"
+    fallback = fallbacks[0]
+    assert fallback.seat == 0 and fallback.data["reason"] == reason and fallback.data["level"] == "level-2"
+    assert detail in fallback.data["detail"]
+    following = Event.objects.get(match_id=match["id"], seq=fallback.seq + 1)
+    assert following.type in ("card_played", "bid", "pass", "trump_chosen") and following.seat == 0
+    assert receiver.calls[0].payload["seq"] == fallback.seq - 1
+    assert Match.objects.get(pk=match["id"]).turn == 1, "level-2 played for the bot until the human's turn"
+    assert sorted(BotCall.objects.filter(bot_id=bot.id).values_list("outcome", flat=True)) == [reason] * len(fallbacks)
+    stats = bot.owner.get(f"/api/v1/bots/{bot.id}/stats").json()
+    assert stats["turns"] == stats["fallbacks"] == len(fallbacks)
+    assert stats[{"error": "errors", "timeout": "timeouts", "illegal": "illegal"}[reason]] == len(fallbacks)
+    if reason == "timeout":
+        assert stats["latency_ms"]["p50"] >= 300
+
+
+def test_the_fallback_event_is_shown_to_the_players_and_kept_in_the_record(receiver: Receiver):
+    bot = register("webhook", webhook_url=receiver.url)
+    receiver.respond = lambda p: (200, b"nonsense", 0.0)
+    human = new_player("human")
+    match = start(human, [{"bot": bot.id}, {"player": "me"}])
+    play_until_the_bot_has_been_called(human, match, receiver)
+    events = human.get(f"/api/v1/matches/{match['id']}/events").json()
+    validate("Event", events, many=True)
+    shown = [e for e in events if e["type"] == "bot_fallback"]
+    assert len(shown) == len(receiver.calls) and shown[0]["data"]["reason"] == "error" and shown[0]["seat"] == 0
+
+
+def test_an_unreachable_webhook_is_an_error_and_the_match_goes_on():
+    bot = register("webhook", webhook_url="http://127.0.0.1:9/", timeout_ms=500)
+    match = start(bot.owner, [{"bot": bot.id}, {"bot": "level-1"}])
+    fallbacks = Event.objects.filter(match_id=match["id"], type="bot_fallback")
+    assert fallbacks and all(f.data["reason"] == "error" for f in fallbacks)
+    assert Match.objects.get(pk=match["id"]).status == "finished"
+    assert bot.owner.get(f"/api/v1/bots/{bot.id}/stats").json()["errors"] == len(fallbacks)
+
+
+def test_a_delivery_for_a_seq_that_has_moved_on_does_nothing(receiver: Receiver):
+    bot = register("webhook", webhook_url=receiver.url)
+    human = new_player("human")
+    match = start(human, [{"bot": bot.id}, {"player": "me"}])
+    play_until_the_bot_has_been_called(human, match, receiver)
+    now = Match.objects.get(pk=match["id"])
+    assert now.turn == 1
+    calls, counted = len(receiver.calls), BotCall.objects.count()
+    assert turns.turn_deliver(match_id=now.id, seq=now.seq) == "skipped", "not the bot's turn"
+    assert turns.turn_deliver(match_id=now.id, seq=now.seq - 1) == "skipped", "an old seq"
+    assert turns.turn_fallback(match_id=now.id, seq=now.seq - 1, reason="timeout") is False
+    assert len(receiver.calls) == calls and BotCall.objects.count() == counted
+    assert Match.objects.get(pk=now.id).seq == now.seq
+
+
+def test_a_reply_that_comes_after_another_action_changes_nothing():
+    """The match moves on while the bot thinks (here a fallback is played meanwhile): its reply is
+    stale, changes nothing and is not counted against the bot."""
+    bot = register("webhook", webhook_url="http://127.0.0.1:9/")
+    human = new_player("human")
+
+    def post(url: str, payload: dict[str, Any], **kwargs: Any) -> webhooks.Reply:
+        turns.turn_fallback(match_id=payload["match_id"], seq=payload["seq"], reason="timeout")
+        return webhooks.Reply("ok", 5, body=payload["legal_actions"][0])
+
+    with mock.patch.object(webhooks, "post", side_effect=post) as called:
+        match = start(human, [{"bot": bot.id}, {"player": "me"}])
+        for _ in range(10):
+            if called.called:
+                break
+            view = human.get(f"/api/v1/matches/{match['id']}").json()
+            human.post(f"/api/v1/matches/{match['id']}/actions", view["legal_actions"][0])
+    assert called.call_count == Event.objects.filter(match_id=match["id"], type="bot_fallback").count() >= 1
+    assert not BotCall.objects.exists(), "a stale reply is not counted against the bot"
