@@ -250,7 +250,8 @@ class MatchStreamApi(APIView):
                 player_id=request.user.pk,
                 after=after,
                 lifetime=settings.STREAM_MAX_SECONDS,
-                keepalive=settings.STREAM_KEEPALIVE_SECONDS,
+                # A seated viewer's stream keeps the seat connected: it wakes well within the timeout.
+                keepalive=min(settings.STREAM_KEEPALIVE_SECONDS, presence.timings_of(match.id).presence_timeout / 2),
             ),
             content_type="text/event-stream",
         )
