@@ -128,3 +128,21 @@ def test_the_turn_clock_plays_a_level_2_move_and_marks_it():
     assert rows[0].type == "turn_timed_out" and rows[0].seat == turn
     assert rows[1].type == "card_played" and rows[1].seat == turn
     assert rows[1].data["card"] == rows[0].data["action"]["card"]
+
+
+def test_touching_a_fresh_seat_is_one_update(django_assert_num_queries):
+    room, (host, friend) = friends_match()
+    match_id = room["match"]["id"]
+    presence.touch(match_id=match_id, player_id=friend.player.pk)
+    with django_assert_num_queries(1):
+        presence.touch(match_id=match_id, player_id=friend.player.pk)
+
+
+def test_a_long_poll_counts_as_presence():
+    room, (host, friend) = friends_match(presence_timeout=20)
+    match_id = room["match"]["id"]
+    old = timezone.now() - timedelta(seconds=30)
+    Presence.objects.filter(match_id=match_id).update(last_seen=old)
+    seq = Match.objects.get(pk=match_id).seq
+    friend.get(f"/api/v1/matches/{match_id}", {"after": seq - 1, "wait": 5})
+    assert Presence.objects.get(match_id=match_id, seat=1).last_seen > old
