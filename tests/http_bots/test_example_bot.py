@@ -1,0 +1,60 @@
+"""``examples/http_bot/bot.py`` end to end against a live server: it registers, starts a ``dos``
+match against a built-in bot and plays it to the end, by polling and by webhook."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import socket
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from django.conf import settings
+
+from games.models import Event, Match
+from players.models import Bot, BotCall
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def example() -> ModuleType:
+    path = Path(settings.BASE_DIR) / "examples" / "http_bot" / "bot.py"
+    spec = importlib.util.spec_from_file_location("example_http_bot", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def run(capsys: pytest.CaptureFixture[str], args: list[str]) -> dict[str, object]:
+    assert example().main(args) == 0, capsys.readouterr().err
+    result: dict[str, object] = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    return result
+
+
+def test_the_example_bot_plays_a_match_by_polling(live_server, capsys):
+    result = run(capsys, ["--server", live_server.url, "--seconds", "120", "poll"])
+    assert result["status"] == "finished" and result["my_seat"] == 0 and result["winners"]
+    match = Match.objects.get(pk=result["match_id"])
+    assert match.status == "finished" and match.variant == "dos"
+    (bot,) = Bot.objects.all()
+    assert bot.delivery == "poll" and match.seating[0]["player"]["id"] == str(bot.pk)
+    assert Event.objects.filter(match=match, seat=0, type="card_played").exists(), "the bot played its cards"
+
+
+def test_the_example_bot_plays_a_match_by_webhook(live_server, capsys):
+    result = run(capsys, ["--server", live_server.url, "--seconds", "120", "webhook", "--port", str(free_port())])
+    assert result["status"] == "finished" and result["winners"]
+    match = Match.objects.get(pk=result["match_id"])
+    (bot,) = Bot.objects.all()
+    assert bot.delivery == "webhook"
+    calls = BotCall.objects.filter(bot=bot)
+    assert calls.exists() and not calls.exclude(outcome="ok").exists(), "every reply was signed, on time and legal"
+    assert not Event.objects.filter(match=match, type="bot_fallback").exists()

@@ -1,0 +1,129 @@
+"""Poll bots: a registered bot takes a seat, ``GET /me/turns`` lists its turns (waking within a
+second of one), and it answers through the ordinary actions endpoint."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from django.db import connections
+
+from games.models import Match
+from tests.games.helpers import new_player
+from tests.games.openapi import validate
+from tests.problems import problem
+
+from .helpers import register
+
+
+def vs_human(bot_id: str, bot_seat: int = 0, seed: int = 4) -> tuple[Any, dict[str, Any]]:
+    human = new_player("human")
+    seats: list[dict[str, Any]] = [{"player": "me"}, {"player": "me"}]
+    seats[bot_seat] = {"bot": bot_id}
+    created = human.post("/api/v1/matches/", {"variant": "dos", "options": {"games_to_win": 1}, "seed": seed,
+                                              "seats": seats})  # fmt: skip
+    assert created.status_code == 201, created.content
+    return human, created.json()
+
+
+@pytest.mark.django_db
+def test_a_registered_bot_takes_a_seat_and_plays_its_turns_through_the_actions_endpoint():
+    bot = register("poll")
+    human, match = vs_human(bot.id)
+    assert match["seats"][0]["player"] == {"id": bot.id, "username": bot.body["name"]}
+    view = bot.bot.get(f"/api/v1/matches/{match['id']}").json()
+    assert view["my_seat"] == 0, "the bot sees the match from its seat"
+    for _ in range(40):
+        turns = bot.bot.get("/api/v1/me/turns").json()
+        validate("TurnsOutput", turns)
+        mine = turns["turns"]
+        if not mine:
+            view = human.get(f"/api/v1/matches/{match['id']}").json()
+            assert view["legal_actions"], "neither the bot nor the human is to act"
+            human.post(f"/api/v1/matches/{match['id']}/actions", view["legal_actions"][0])
+            continue
+        (turn,) = mine
+        assert turn["match_id"] == match["id"] and turn["seat"] == 0 and turn["deadline_ms"] is None
+        assert turn["legal_actions"] == turn["view"]["legal_actions"] and turn["view"]["seq"] == turn["seq"]
+        acted = bot.bot.post(f"/api/v1/matches/{turn['match_id']}/actions",
+                             {**turn["legal_actions"][-1], "expected_seq": turn["seq"]})  # fmt: skip
+        assert acted.status_code == 200, acted.content
+        stale = bot.bot.post(f"/api/v1/matches/{turn['match_id']}/actions",
+                             {**turn["legal_actions"][-1], "expected_seq": turn["seq"]})  # fmt: skip
+        assert stale.status_code in (409, 422)
+    assert Match.objects.get(pk=match["id"]).seq > match["seq"] + 20
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "seats, status, code",
+    [
+        (lambda bot: [{"bot": bot}, {"bot": bot}], 422, "invalid_seats"),
+        (lambda bot: [{"bot": "00000000-0000-0000-0000-000000000000"}, {"player": "me"}], 422, "unknown_bot"),
+        (lambda bot: [{"bot": bot.upper()}, {"bot": "level-9"}], 422, "unknown_bot"),
+    ],
+)
+def test_bad_bot_seats_are_refused(seats, status, code):
+    bot = register("poll")
+    body = {"variant": "dos", "seats": seats(bot.id)}
+    problem(new_player().post("/api/v1/matches/", body), status, code)
+
+
+@pytest.mark.django_db
+def test_a_bot_cannot_take_two_seats_by_sitting_as_itself_too():
+    bot = register("poll")
+    problem(bot.bot.post("/api/v1/matches/", {"variant": "dos", "seats": [{"player": "me"}, {"bot": bot.id}]}),
+            422, "invalid_seats")  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_me_turns_needs_a_token_and_a_sane_wait():
+    from tests.games.helpers import Api
+
+    problem(Api().get("/api/v1/me/turns"), 401, "not_authenticated")
+    bot = register("poll")
+    problem(bot.bot.get("/api/v1/me/turns", {"wait": 31}), 400, "invalid")
+    problem(bot.bot.get("/api/v1/me/turns", {"wait": "soon"}), 400, "invalid")
+    start = time.monotonic()
+    assert bot.bot.get("/api/v1/me/turns", {"wait": 1}).json() == {"turns": []}
+    assert 0.9 < time.monotonic() - start < 5, "no turn: answers empty after the wait"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_waiting_poll_wakes_within_a_second_of_the_bots_turn():
+    bot = register("poll")
+    human, match = vs_human(bot.id, bot_seat=1)
+    url = f"/api/v1/matches/{match['id']}"
+    for _ in range(40):  # play on until the human leads a trick: the bot answers it next
+        view = human.get(url).json()
+        if view["legal_actions"] and view["hand"]["phase"] == "play" and not view["hand"]["trick"]:
+            break
+        if view["legal_actions"]:
+            human.post(f"{url}/actions", {**view["legal_actions"][0], "expected_seq": view["seq"]})
+        else:
+            (turn,) = bot.bot.get("/api/v1/me/turns").json()["turns"]
+            bot.bot.post(f"{url}/actions", {**turn["legal_actions"][0], "expected_seq": turn["seq"]})
+    assert view["legal_actions"] and not view["hand"]["trick"], "the human is to lead"
+    assert bot.bot.get("/api/v1/me/turns").json() == {"turns": []}
+    answers: list[tuple[float, dict[str, Any]]] = []
+
+    def poll() -> None:
+        try:
+            started = time.monotonic()
+            body = bot.bot.get("/api/v1/me/turns", {"wait": 20}).json()
+            answers.append((time.monotonic() - started, body))
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=poll)
+    thread.start()
+    time.sleep(0.5)
+    acted = human.post(f"{url}/actions", {**view["legal_actions"][0], "expected_seq": view["seq"]})
+    assert acted.status_code == 200
+    thread.join(25)
+    ((elapsed, body),) = answers
+    assert 0.4 < elapsed < 2.0, f"the poll answered {elapsed:.2f}s after it began; the bot's turn came at 0.5s"
+    assert [t["match_id"] for t in body["turns"]] == [match["id"]]
+    assert body["turns"][0]["seq"] == acted.json()["seq"]
