@@ -145,6 +145,35 @@ def count_deals(k: Knowledge, limit: int = 2) -> int:
     return found
 
 
+def all_deals(k: Knowledge, limit: int) -> list[Deal] | None:
+    """Every deal consistent with ``k`` when there are at most ``limit``, else None (no stock cards allowed)."""
+    needs = _needs(k)
+    allowed = _allowed(k, needs)
+    if needs[k.players] or sum(needs) != len(allowed):
+        return None
+    cards = sorted(allowed, key=lambda c: len(allowed[c]))
+    room = list(needs)
+    got: list[list[int]] = [[] for _ in range(k.players + 1)]
+    found: list[Deal] = []
+
+    def place(i: int) -> bool:
+        if i == len(cards):
+            found.append(_deal_of(k, [list(g) for g in got], random.Random(0)))
+            return len(found) <= limit
+        for holder in allowed[cards[i]]:
+            if room[holder]:
+                room[holder] -= 1
+                got[holder].append(cards[i])
+                going = place(i + 1)
+                got[holder].pop()
+                room[holder] += 1
+                if not going:
+                    return False
+        return True
+
+    return found if place(0) else None
+
+
 def _deal_of(k: Knowledge, got: list[list[int]], rng: random.Random) -> Deal:
     hands = list(k.known)
     for seat in range(k.players):

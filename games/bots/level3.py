@@ -16,12 +16,15 @@ from typing import Any
 from games.engine.cards import ACE, CODES, KING, KNIGHT, POINTS, SUIT_MASK, THREE
 
 from . import bidding
-from .deals import build_state, determined_deal
+from .deals import all_deals, build_state, determined_deal, sample_deal
 from .knowledge import Knowledge, cards_in, read_view, trick_winner
 from .solver import Solver, TooBig, maxn
 
 #: Nodes the exact solver may visit before level-3 falls back to its rules (about 20 ms).
 SOLVER_NODES = 6_000
+#: With this many cards or fewer in hand, level-3 solves every possible deal of the rest (or a sample of them).
+ENDGAME_CARDS = 3
+ENDGAME_DEALS = 24
 #: Cabrón is searched exactly (max-n over the engine) only with this many cards or fewer left in hands.
 CABRON_EXACT_CARDS = 8
 
@@ -35,6 +38,8 @@ def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         return bidding.choose(view)
     k = read_view(view)
     card = exact_card(view, k)
+    if card is None:
+        card = endgame_card(view, k, rng)
     if card is None:
         card = heuristic_card(k, _legal_mask(view))
     return {"type": "play", "card": CODES[card]}
@@ -72,6 +77,30 @@ def exact_card(view: dict[str, Any], k: Knowledge, node_limit: int = SOLVER_NODE
         return Solver(state, k.me, node_limit).best()
     except TooBig:
         return None
+
+
+def endgame_card(view: dict[str, Any], k: Knowledge, rng: random.Random) -> int | None:
+    """The last few tricks, the cards not yet determined: the best card on average over the possible deals.
+
+    Every deal consistent with the view is solved exactly when there are few enough of them, else a
+    sample of them; each card is scored by the hands it wins and then its margin (:meth:`Solver.score`).
+    """
+    if k.variant == "cabron" or k.stock_hidden or k.face_up >= 0 or k.sizes[k.me] > ENDGAME_CARDS:
+        return None
+    deals = all_deals(k, ENDGAME_DEALS)
+    if deals is None:
+        deals = [sample_deal(k, rng) for _ in range(ENDGAME_DEALS)]
+    totals: dict[int, float] = {}
+    for deal in deals:
+        state = build_state(view, k, deal)
+        solver = Solver(state, k.me, SOLVER_NODES)
+        try:
+            values = solver.values()
+        except TooBig:
+            return None
+        for card, value in values.items():
+            totals[card] = totals.get(card, 0.0) + solver.score(state, value)
+    return max(totals, key=lambda c: (totals[c], -POINTS[c])) if totals else None
 
 
 def cabron_utility(state: Any, seat: int) -> float:
@@ -112,6 +141,24 @@ class Table:
             self.pool_size = [p.bit_count() for p in self.pool]
         self.outstanding = k.rules.deck & ~k.played & ~k.hand  # not played and not mine
         self.keep = singable(k.hand, k.sung)
+        if k.variant == "subastado":
+            self.may_sing = k.me == k.soloist  # SU4
+        elif k.variant == "subastado_parejas":
+            self.may_sing = k.team(k.me) == k.team(k.soloist)  # SP2
+        else:
+            self.may_sing = k.variant in ("clasico", "individual")
+    def sing_after(self, card: int) -> int:
+        """The canto a trick won with ``card`` would let me make (C8): the 40 first, else a 20; 0 if none."""
+        k = self.k
+        if not self.may_sing:
+            return 0
+        left = self.keep & ~(1 << card)
+        if card % 10 in (KING, KNIGHT):
+            left &= ~(1 << (card // 10 * 10 + KING) | 1 << (card // 10 * 10 + KNIGHT))
+        if not left:
+            return 0
+        trump = k.trump
+        return 40 if trump >= 0 and left >> (trump * 10 + KING) & 1 else 20
 
     def p_holds(self, seat: int, cards: int) -> float:
         """The chance that ``seat`` holds at least one of ``cards``."""
@@ -213,7 +260,7 @@ def follow_card(k: Knowledge, table: Table, cards: list[int]) -> int:
         if wins:
             safe = table.p_safe(card, led, card, later, True)
             value = (
-                safe * (on_trick + POINTS[card] + bonus + 4 + 2 * len(later))
+                safe * (on_trick + POINTS[card] + bonus + 4 + 2 * len(later) + table.sing_after(card))
                 - (1 - safe) * (POINTS[card] + on_trick * 0.2)
                 - trump_cost(card, trump)
                 - 20 * (keep >> card & 1)
@@ -246,7 +293,8 @@ def lead_card(k: Knowledge, table: Table, cards: list[int]) -> int:
             value = (safe * 6 + mine - 4) if master and rivals_trumps else -5.0 - card % 10
             value -= 20 * (keep >> card & 1)
         elif master:
-            value = safe * (POINTS[card] + 8) - (1 - safe) * POINTS[card] - 20 * (keep >> card & 1)
+            value = safe * (POINTS[card] + 8 + table.sing_after(card)) - (1 - safe) * POINTS[card]
+            value -= 20 * (keep >> card & 1)
         else:
             # a low lead: the less it gives away and the more the suit's high cards are elsewhere, the better
             value = -POINTS[card] * 1.5 - 20 * (keep >> card & 1) - (card % 10) * 0.3

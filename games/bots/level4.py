@@ -25,13 +25,13 @@ from games.engine.state import State
 from . import bidding, level3
 from .deals import build_state, sample_deal
 from .knowledge import Knowledge, read_view
-from .playout import playout
-from .solver import INF, TUTE, Solver, TooBig
+from .playout import playout_card, teams
+from .solver import INF, MARGIN_WEIGHT, Solver, TooBig
 
+#: Cards left in the hands from which a playout is finished exactly, by number of players.
+_SOLVE_CARDS = {2: 6, 3: 9, 4: 8}
 #: Variants whose hands the exact solver plays (two sides, or paranoid in ``individual``).
-_SOLVED = ("clasico", "dos", "individual")
-#: How much a point of margin counts against the hand won (one hand = 200 points).
-MARGIN_WEIGHT = 1 / 200
+_SOLVED = ("clasico", "dos", "individual", "subastado", "subastado_parejas")
 
 
 @dataclass(frozen=True)
@@ -39,13 +39,14 @@ class Budget:
     """How hard level-4 thinks: at most ``samples`` deals and about ``time`` seconds per decision.
 
     ``solve_cards``: the search is exact on a deal once no more than this many cards are left in the
-    hands (and the stock is gone); ``solve_nodes`` bounds each exact search.
+    hands (and the stock is gone), by default 6 with two players, 9 with three and 8 with four;
+    ``solve_nodes`` bounds each exact search.
     """
 
     time: float = 0.25
     samples: int = 400
     min_samples: int = 8
-    solve_cards: int = 16
+    solve_cards: int = 0
     solve_nodes: int = 4_000
 
     @classmethod
@@ -96,37 +97,33 @@ def search(view: dict[str, Any], k: Knowledge, cards: list[int], rng: random.Ran
 
 
 def evaluate(base: State, card: int, me: int, budget: Budget) -> float:
-    """The outcome for ``me`` of playing ``card`` on a fully known deal: exact when small, else a playout."""
+    """The outcome for ``me`` of playing ``card`` on a fully known deal.
+
+    The hand is played out by :func:`playout_card` until few enough cards are left (and the stock is gone),
+    then the rest is searched exactly.
+    """
     state = base.copy()
     play_card(state, card, None)
-    if state.status != "active":
-        return outcome(state, me)
-    if (
-        state.variant in _SOLVED
-        and not state.stock
-        and state.face_up < 0
-        and sum(h.bit_count() for h in state.hands) <= budget.solve_cards
-    ):
-        solver = Solver(state, me, budget.solve_nodes)
-        try:
-            value = solver.value(-INF, INF)
-        except TooBig:
-            pass
-        else:
-            return _solved_outcome(solver, state, me, value)
-    playout(state)
+    team = teams(state)
+    limit = (budget.solve_cards or _SOLVE_CARDS[state.players]) if state.variant in _SOLVED else -1
+    while state.status == "active":
+        if not state.trick and not state.stock and state.face_up < 0 and cards_left(state) <= limit:
+            solver = Solver(state, me, budget.solve_nodes)
+            try:
+                value = solver.value(-INF, INF)
+            except TooBig:
+                limit = -1
+            else:
+                return solver.score(state, value)
+        play_card(state, playout_card(state, team), None)
     return outcome(state, me)
 
 
-def _solved_outcome(solver: Solver, state: State, me: int, remaining: int) -> float:
-    if abs(remaining) >= TUTE // 2:
-        return 1.0 if remaining > 0 else 0.0
-    final = remaining
-    for seat in range(state.players):
-        sign = 1 if solver.mine[seat] else -1
-        final += sign * solver.weight[seat] * (state.taken[seat] + state.sung_points[seat])
-    margin = final / (2 * solver.weight[me])
-    return (1.0 if final > 0 else 0.0) + margin * MARGIN_WEIGHT
+def cards_left(state: State) -> int:
+    total = 0
+    for hand in state.hands:
+        total += hand.bit_count()
+    return total
 
 
 def outcome(state: State, me: int) -> float:

@@ -27,6 +27,21 @@ _NO_COST = (0,) * 40
 _CHEAP = tuple(POINTS[c] * 16 + c % 10 for c in range(40))
 
 
+def _p_none(pool: int, wanted: int, drawn: int) -> float:
+    if pool - wanted < drawn:
+        return 0.0
+    p = 1.0
+    for i in range(drawn):
+        p *= (pool - wanted - i) / (pool - i)
+    return p
+
+
+#: ``_P_NONE[pool][wanted][drawn]``: the chance that ``drawn`` cards out of ``pool`` include none of ``wanted``.
+_P_NONE = tuple(
+    tuple(tuple(_p_none(pool, wanted, drawn) for drawn in range(13)) for wanted in range(41)) for pool in range(41)
+)
+
+
 def _cards(mask: int) -> list[int]:
     out = []
     while mask:
@@ -97,7 +112,8 @@ def playout_card(state: State, team: list[int]) -> int:
     keep = _pairs(hands[seat], state.sung)
     cost = _TRUMP_COST[trump] if trump >= 0 else _NO_COST
     if not trick:
-        # Lead a card no rival can take, the most points first; else the cheapest.
+        # Lead a card no rival can take, the most points first; else a low card a partner takes; else the cheapest.
+        later = [(seat + i) % n for i in range(1, n)]
         best_card, best_value = -1, -1000
         for suit in range(4):
             own = legal & SUIT_MASK[suit]
@@ -111,13 +127,22 @@ def playout_card(state: State, team: list[int]) -> int:
                     break
             if safe:
                 value = POINTS[top] - cost[top] - (20 if keep >> top & 1 else 0)
-                if value > best_value:
-                    best_card, best_value = top, value
+            elif len(rivals) < n - 1:
+                low = _cheapest(own, keep, cost)
+                if _team_of_winner(hands, later, low, seat, low, trump, team) != mine:
+                    continue
+                value = -POINTS[low] - cost[low] - 1 - (20 if keep >> low & 1 else 0)
+                top = low
+            else:
+                continue
+            if value > best_value:
+                best_card, best_value = top, value
         if best_card >= 0 and best_value > -10:
             return best_card
         return _cheapest(legal, keep, cost)
     led = _SUIT[trick[0]]
     best = state.winning_card
+    later = [(seat + i) % n for i in range(1, n - len(trick))]
     if team[state.winning_seat] == mine:
         taken = False
         for s in rivals:
@@ -145,7 +170,35 @@ def playout_card(state: State, team: list[int]) -> int:
                 on_trick += POINTS[card]
             if on_trick or not cost[choice] or not rivals or legal == winners:
                 return choice
+    if len(rivals) < len(later):
+        # a partner still to play: if it takes the trick whatever the rivals do, give it points
+        low = _cheapest(legal, keep, cost)
+        new_best, new_seat = best, state.winning_seat
+        if beats_mask(best, trump) >> low & 1:
+            new_best, new_seat = low, seat
+        if _team_of_winner(hands, later, trick[0], new_seat, new_best, trump, team) == mine:
+            return _feed(legal, keep, trump)
     return _cheapest(legal, keep, cost)
+
+
+def _team_of_winner(
+    hands: list[int], seats: list[int], lead: int, best_seat: int, best: int, trump: int, team: list[int]
+) -> int:
+    """The side that takes a trick if each of ``seats`` in turn plays its strongest legal card."""
+    led = _SUIT[lead]
+    for seat in seats:
+        playable = follow_mask(hands[seat], led, best, trump)
+        beating = playable & beats_mask(best, trump)
+        if beating:
+            trumps = beating & SUIT_MASK[trump] if trump >= 0 else 0
+            if trumps and best // 10 != trump:
+                card = (trumps & -trumps).bit_length() - 1  # the lowest trump is enough to take it
+                top = trumps.bit_length() - 1
+                card = top if len(seats) > 1 else card
+            else:
+                card = beating.bit_length() - 1
+            best, best_seat = card, seat
+    return team[best_seat]
 
 
 def _cheapest(legal: int, keep: int, cost: tuple[int, ...]) -> int:
@@ -174,11 +227,15 @@ def _stock(state: State, legal: int) -> int:
     keep = _pairs(hand, state.sung)
     cost = _TRUMP_COST[trump]
     if not state.trick:
-        other = state.hands[1 - seat]
-        best, best_value = -1, -1000
+        # The leader does not see the other hand: it weighs the chance that a card there beats its lead.
+        unseen = ~hand & ~state.played & ~(1 << state.face_up) & 0xFFFFFFFFFF
+        pool = unseen.bit_count()
+        held = state.hands[1 - seat].bit_count()
+        best, best_value = -1, -1000.0
         for card in _cards(legal):
-            taken = other & beats_mask(card, trump)
-            value = (-POINTS[card] if taken else POINTS[card]) - cost[card] - (25 if keep >> card & 1 else 0)
+            wanted = (beats_mask(card, trump) & unseen).bit_count()
+            taken = 1.0 - _P_NONE[pool][wanted][held]
+            value = (1 - 2 * taken) * POINTS[card] - cost[card] - (25 if keep >> card & 1 else 0)
             value = value * 16 - _STRENGTH[card]
             if value > best_value:
                 best, best_value = card, value

@@ -21,6 +21,8 @@ from games.engine.state import State
 from games.engine.tricks import legal_cards
 
 TUTE = 100_000  # a tute wins the hand whatever the points (C9)
+#: What a point of margin is worth next to a hand won (a hand = 200 points), in :meth:`Solver.score`.
+MARGIN_WEIGHT = 1 / 200
 INF = 1_000_000
 _KNIGHT_BITS = KNIGHTS  # a knight's bit marks a suit in the "pairs" bit sets
 _SUIT_OF_KNIGHT = {s * 10 + KNIGHT: s for s in range(4)}
@@ -82,6 +84,23 @@ class Solver:
         self.lead = state.lead
         self.best_card = state.winning_card if state.trick else -1
         self.best_seat = state.winning_seat if state.trick else -1
+
+    def score(self, state: State, remaining: int) -> float:
+        """How good a value found on ``state`` is for the searching side: 1 for a hand won, plus the margin/200.
+
+        In the auctions a hand is won by the bid, not the margin: there the margin alone counts (SU5, SP3).
+        """
+        if abs(remaining) >= TUTE // 2:
+            return 1.0 if remaining > 0 else 0.0
+        final = remaining
+        for seat in range(self.n):
+            sign = 1 if self.mine[seat] else -1
+            final += sign * self.weight[seat] * (state.taken[seat] + state.sung_points[seat])
+        me = self.mine.index(True)
+        margin = final / (2 * self.weight[me])
+        if state.variant in ("subastado", "subastado_parejas"):
+            return margin * 2 * MARGIN_WEIGHT
+        return (1.0 if final > 0 else 0.0) + margin * MARGIN_WEIGHT
 
     # -- the search ---------------------------------------------------------------------
     def values(self) -> dict[int, int]:
