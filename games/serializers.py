@@ -376,7 +376,29 @@ _EVENT_DATA: dict[str, type[serializers.Serializer]] = {
             "scoreboard": serializers.ListField(child=serializers.IntegerField()),
         },
     ),
-    "match_cancelled": _data("MatchCancelledData", {"reason": serializers.CharField()}),
+    "match_cancelled": _data(
+        "MatchCancelledData",
+        {
+            "reason": serializers.CharField(help_text="`cancelled_by_creator` or `seat_abandoned` (M2)."),
+            "seat": serializers.IntegerField(required=False, help_text="With `seat_abandoned`: the seat not back."),
+        },
+    ),
+    # Not the engine's (rooms/presence.py): a seat's player stopped calling, came back, or ran out of time.
+    "seat_disconnected": _data(
+        "SeatDisconnectedData",
+        {
+            "grace_seconds": serializers.IntegerField(help_text="How long the seat is held (M2)."),
+            "reconnect_by": serializers.DateTimeField(help_text="After this the match is cancelled."),
+        },
+    ),
+    "seat_reconnected": _data("SeatReconnectedData", {"away_seconds": serializers.FloatField()}),
+    "turn_timed_out": _data(
+        "TurnTimedOutData",
+        {
+            "turn_seconds": serializers.IntegerField(),
+            "action": ActionField(help_text="The level-2 move played for the seat; its events follow."),
+        },
+    ),
     # Not the engine's: a registered bot's reply was replaced by the level-2 move whose events follow.
     "bot_fallback": _data(
         "BotFallbackData",

@@ -176,7 +176,7 @@ SPECTACULAR_SETTINGS = {
             for kind in (
                 "play", "bid", "pass", "choose_trump", "hand_started", "trump_chosen", "card_played",
                 "trick_won", "canto", "tute", "exchange", "draw", "hand_finished", "match_finished",
-                "match_cancelled", "bot_fallback",
+                "match_cancelled", "bot_fallback", "seat_disconnected", "seat_reconnected", "turn_timed_out",
             )
         },
     },
@@ -206,6 +206,7 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # Celery beat: queue again the bot turns that a broker outage lost (games.tasks.sweep_bot_turns).
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": 30.0},
+    "sweep-webhook-turns": {"task": "games.tasks.sweep_webhook_turns", "schedule": 30.0},
     # Disconnect silent seats, cancel matches whose grace ran out, play expired turn clocks (M2).
     "sweep-presence": {"task": "rooms.tasks.sweep_presence", "schedule": PRESENCE_SWEEP_SECONDS},
 }
