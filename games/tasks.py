@@ -44,3 +44,9 @@ def sweep_bot_turns() -> int:
 def deliver_turn(match_id: str, seq: int) -> str:
     """Call the webhook bot that must act in a match standing at ``seq``; a later seq makes it a no-op."""
     return turns.turn_deliver(match_id=match_id, seq=seq)
+
+
+@shared_task
+def sweep_webhook_turns() -> int:
+    """Queue again the webhook calls of matches idle on a webhook bot's turn (run by Celery beat)."""
+    return turns.webhook_turns_sweep()

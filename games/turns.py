@@ -25,6 +25,7 @@ import random
 import threading
 import time
 from collections import deque
+from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
@@ -32,6 +33,7 @@ from celery import current_app
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import F
+from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 from games import engine, live
@@ -116,6 +118,18 @@ def _queue_delivery(match_id: UUID, seq: int) -> None:
                 logger.exception("The webhook turn of match %s at seq %s failed", queued_id, queued_seq)
     finally:
         _chain.pending = None
+
+
+def webhook_turns_sweep(*, idle_seconds: float = 30) -> int:
+    """Queue again the webhook calls that were lost (a broker down when queuing); returns how many."""
+    cutoff = timezone.now() - timedelta(seconds=idle_seconds)
+    stuck = Match.objects.filter(status=MatchStatus.ACTIVE, updated_at__lt=cutoff, turn__isnull=False)
+    stuck = stuck.filter(seats__number=F("turn"), seats__player__bot__delivery=BotDelivery.WEBHOOK)
+    count = 0
+    for match_id, seq in stuck.values_list("id", "seq"):
+        _queue_delivery(match_id, seq)
+        count += 1
+    return count
 
 
 # -- the poll feed -----------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from unittest import mock
 
 import pytest
 
-from games import turns
+from games import tasks, turns
 from games.models import Event, Match
 from players import webhooks
 from players.models import BotCall
@@ -162,3 +162,22 @@ def test_a_reply_that_comes_after_another_action_changes_nothing():
             human.post(f"/api/v1/matches/{match['id']}/actions", view["legal_actions"][0])
     assert called.call_count == Event.objects.filter(match_id=match["id"], type="bot_fallback").count() >= 1
     assert not BotCall.objects.exists(), "a stale reply is not counted against the bot"
+
+
+def test_the_sweep_queues_webhook_turns_that_were_lost(receiver: Receiver):
+    bot = register("webhook", webhook_url=receiver.url)
+    human = new_player("human")
+    with mock.patch.object(turns, "_queue_delivery"):  # the broker loses every message
+        match = start(human, [{"bot": bot.id}, {"player": "me"}])
+        for _ in range(10):
+            view = human.get(f"/api/v1/matches/{match['id']}").json()
+            if not view["legal_actions"]:
+                break
+            human.post(f"/api/v1/matches/{match['id']}/actions", view["legal_actions"][0])
+    lost = Match.objects.get(pk=match["id"])
+    assert lost.turn == 0 and not receiver.calls, "the bot waits for a lost call"
+    assert turns.webhook_turns_sweep(idle_seconds=30) == 0, "not idle long enough"
+    assert tasks.sweep_webhook_turns.apply().get() == 0
+    assert turns.webhook_turns_sweep(idle_seconds=0) == 1
+    assert len(receiver.calls) == 1 and receiver.calls[0].payload["seq"] == lost.seq
+    assert Match.objects.get(pk=match["id"]).seq > lost.seq, "the bot's reply was played"
