@@ -6,7 +6,7 @@
 
 It creates a player (its owner), registers a bot, starts a match in which the bot sits against
 built-in bots (``--opponents level-2``; ``--no-match`` to only wait for turns), and plays every turn
-it is given until ``--matches`` of its matches are over. Its strategy is deliberately simple: play
+it is given until its match is over (or ``--seconds`` run out). Its strategy is deliberately simple: play
 the cheapest legal card, bid nothing, and pick the longest suit as trump.
 """
 
