@@ -124,12 +124,14 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
 
 def presences_create(*, now: datetime) -> int:
     """Start tracking the human seats of active matches with more than one human (M2, not M3)."""
-    humans = Seat.objects.filter(player__isnull=False).values("match").annotate(n=Count("id")).filter(n__gte=2)
+    # A registered bot (docs/http-bots.md) is a player but no human: it is never tracked.
+    seated = Seat.objects.filter(player__isnull=False, player__bot__isnull=True)
+    humans = seated.values("match").annotate(n=Count("id")).filter(n__gte=2)
     matches = Match.objects.filter(status=MatchStatus.ACTIVE, pk__in=humans.values("match"))
     matches = matches.exclude(pk__in=Presence.objects.values("match")).values_list("pk", flat=True)
     rows = [
         Presence(match_id=s.match_id, seat=s.number, player_id=s.player_id, last_seen=now)
-        for s in Seat.objects.filter(match__in=list(matches), player__isnull=False)
+        for s in seated.filter(match__in=list(matches))
     ]
     Presence.objects.bulk_create(rows, ignore_conflicts=True)
     return len(rows)

@@ -127,3 +127,16 @@ def test_a_waiting_poll_wakes_within_a_second_of_the_bots_turn():
     assert 0.4 < elapsed < 2.0, f"the poll answered {elapsed:.2f}s after it began; the bot's turn came at 0.5s"
     assert [t["match_id"] for t in body["turns"]] == [match["id"]]
     assert body["turns"][0]["seq"] == acted.json()["seq"]
+
+
+@pytest.mark.django_db
+def test_a_registered_bot_is_no_human_for_presence():
+    """A match of one human against registered bots never waits for them to be "connected" (M3)."""
+    from django.utils import timezone
+
+    from rooms.models import Presence
+    from rooms.presence import presences_create
+
+    bot = register("poll")
+    vs_human(bot.id)
+    assert presences_create(now=timezone.now()) == 0 and not Presence.objects.exists()
