@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+from django.db import connection
 from django.db.models import OuterRef, QuerySet, Subquery
 
 from games import engine, live
@@ -153,6 +154,8 @@ def match_wait(*, match_id: UUID, after: int, timeout: float) -> None:
         current = Match.objects.filter(pk=match_id).values_list("seq", flat=True).first()
         if current is None or current > after:
             return
+        if not connection.in_atomic_block:
+            connection.close()  # hold no database connection while waiting; the next query reconnects
         subscription.wait(min(timeout, MAX_WAIT_SECONDS))
 
 
