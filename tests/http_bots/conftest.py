@@ -16,14 +16,20 @@ from .helpers import Receiver
 
 
 @pytest.fixture(autouse=True)
-def tasks_in_process_and_loopback_webhooks(settings: Any) -> Iterator[None]:
-    """Tasks run in process even when CI configures a broker; webhooks may call 127.0.0.1."""
+def tasks_in_process_and_loopback_webhooks(request: pytest.FixtureRequest, settings: Any) -> Iterator[None]:
+    """Tasks run in process even when CI configures a broker (except under a real worker);
+    webhooks may call 127.0.0.1 (in this process: a worker has its own settings)."""
+    settings.BOT_WEBHOOK_ALLOW_PRIVATE = True
+    if "celery_worker" in request.fixturenames:
+        yield
+        return
     app = deliver_turn.app
     eager = app.conf.task_always_eager
     app.conf.task_always_eager = True
-    settings.BOT_WEBHOOK_ALLOW_PRIVATE = True
-    yield
-    app.conf.task_always_eager = eager
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = eager
 
 
 @pytest.fixture(autouse=True)
