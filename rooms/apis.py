@@ -55,6 +55,17 @@ def _room_input(request: Request) -> dict[str, Any]:
 
 class RoomsApi(APIView):
     @extend_schema(
+        operation_id="rooms_list",
+        summary="The caller's rooms",
+        description="The open rooms the caller is a member of, latest activity first.",
+        responses={200: RoomSerializer(many=True), **problems(401, 429)},
+        examples=[ROOM],
+        tags=["rooms"],
+    )
+    def get(self, request: Request) -> Response:
+        return Response([selectors.room_body(room) for room in selectors.rooms_of(player=request.user)])
+
+    @extend_schema(
         operation_id="rooms_create",
         summary="Create a room",
         description="The caller hosts the room; friends join with its `code`. Table options are the service's "

@@ -20,6 +20,12 @@ def room_of_member(*, room_id: UUID, player: Player) -> Room:
     return room
 
 
+def rooms_of(*, player: Player) -> list[Room]:
+    """The open rooms the player is a member of, latest activity first."""
+    mine = RoomMember.objects.filter(player=player).values("room")
+    return list(Room.objects.filter(pk__in=mine, closed=False).select_related("match").order_by("-updated_at")[:100])
+
+
 def room_body(room: Room) -> dict[str, Any]:
     members = RoomMember.objects.filter(room=room).select_related("player").order_by("joined_at", "id")
     match = room.match

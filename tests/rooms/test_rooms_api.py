@@ -72,3 +72,12 @@ def test_bad_options_are_refused():
     bad = host.post("/api/v1/rooms/", {"variant": "dos", "table_options": {"reconnect_grace": 0}})
     assert bad.status_code == 400
     assert host.post("/api/v1/rooms/", {"variant": "dos", "bot": "level-9"}).json()["code"] == "unknown_bot"
+
+
+def test_the_callers_rooms_are_listed():
+    host, friend = new_player("host"), new_player("friend")
+    room = host.post("/api/v1/rooms/", {"variant": "dos"}).json()
+    friend.post("/api/v1/rooms/join", {"code": room["code"]})
+    assert [r["id"] for r in friend.get("/api/v1/rooms/").json()] == [room["id"]]
+    friend.post(f"/api/v1/rooms/{room['id']}/leave")
+    assert friend.get("/api/v1/rooms/").json() == []
