@@ -12,6 +12,7 @@ Signature: ``X-Tute-Timestamp`` is the time in whole seconds and ``X-Tute-Signat
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import http.client
@@ -19,6 +20,7 @@ import ipaddress
 import json
 import socket
 import ssl
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +31,8 @@ from .errors import InvalidWebhookUrl, WebhookAddressNotAllowed
 #: The most of a reply the service reads; a longer one is an error.
 MAX_REPLY_BYTES = 64 * 1024
 USER_AGENT = "tute-api-webhook/1"
+#: Seconds past the bot's timeout after which a call still running is cut off.
+WATCHDOG_GRACE = 0.25
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,13 @@ class _PinnedHTTPSConnection(http.client.HTTPSConnection):
         self.sock = self._context.wrap_socket(sock, server_hostname=self.server_hostname)  # type: ignore[attr-defined]
 
 
+def _shut(connection: http.client.HTTPConnection) -> None:
+    sock = connection.sock
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+
 def post(url: str, payload: dict[str, Any], *, secret: str, timeout_ms: int, allow_private: bool) -> Reply:
     """POST a signed turn to a bot and read its JSON reply, within ``timeout_ms``; never raises."""
     start = time.monotonic()
@@ -137,6 +148,11 @@ def post(url: str, payload: dict[str, Any], *, secret: str, timeout_ms: int, all
         "X-Tute-Timestamp": timestamp,
         "X-Tute-Signature": signature(secret, timestamp, body),
     }
+    # Socket timeouts bound each read, not the whole call: a reply that trickles in is cut off
+    # shortly after the deadline by shutting the socket down.
+    watchdog = threading.Timer(timeout + WATCHDOG_GRACE, _shut, args=(connection,))
+    watchdog.daemon = True
+    watchdog.start()
     try:
         connection.request("POST", target.path, body, headers)
         response = connection.getresponse()
@@ -144,8 +160,11 @@ def post(url: str, payload: dict[str, Any], *, secret: str, timeout_ms: int, all
     except TimeoutError:
         return Reply("timeout", elapsed(), detail=f"no reply within {timeout_ms} ms")
     except (OSError, http.client.HTTPException) as exc:
+        if elapsed() > timeout_ms:
+            return Reply("timeout", elapsed(), detail=f"no complete reply within {timeout_ms} ms")
         return Reply("error", elapsed(), detail=f"the call failed: {type(exc).__name__}: {exc}"[:200])
     finally:
+        watchdog.cancel()
         connection.close()
     latency = elapsed()
     if latency > timeout_ms:

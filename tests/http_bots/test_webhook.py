@@ -181,3 +181,37 @@ def test_the_sweep_queues_webhook_turns_that_were_lost(receiver: Receiver):
     assert turns.webhook_turns_sweep(idle_seconds=0) == 1
     assert len(receiver.calls) == 1 and receiver.calls[0].payload["seq"] == lost.seq
     assert Match.objects.get(pk=match["id"]).seq > lost.seq, "the bot's reply was played"
+
+
+def test_a_reply_that_trickles_in_is_cut_off_soon_after_the_timeout():
+    """Each read has a timeout, and so does the whole call: a bot that sends a byte now and then
+    does not hold the delivery."""
+    import socket as sockets
+    import threading
+    import time as clock
+
+    from players import webhooks as hooks
+
+    server = sockets.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+
+    def trickle() -> None:
+        conn, _ = server.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+            for _ in range(40):
+                try:
+                    conn.sendall(b" ")
+                except OSError:
+                    return
+                clock.sleep(0.1)
+
+    threading.Thread(target=trickle, daemon=True).start()
+    start = clock.monotonic()
+    reply = hooks.post(f"http://127.0.0.1:{server.getsockname()[1]}/", {"x": 1}, secret="s", timeout_ms=500,
+                       allow_private=True)  # fmt: skip
+    took = clock.monotonic() - start
+    server.close()
+    assert reply.outcome == "timeout" and took < 1.5, (reply, took)
