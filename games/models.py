@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, NoReturn
 
-from django.db import models
+from django.db import connection, models
 from django.utils import timezone
 
 from players.models import Player
@@ -22,6 +22,21 @@ class MatchStatus(models.TextChoices):
     ACTIVE = "active"
     FINISHED = "finished"
     CANCELLED = "cancelled"
+
+
+class MatchManager(models.Manager["Match"]):
+    def fetch(self, match_id: object, *, lock: bool = False) -> Match | None:
+        """The match by id, locked for update with ``lock`` (inside a transaction), or None.
+
+        Raw SQL: the hot path of every request reads one match row, and building that query with
+        the ORM costs more CPU than running it.
+        """
+        table, pk = self.model._meta.db_table, self.model._meta.pk
+        assert pk is not None
+        lock_clause = " FOR UPDATE" if lock and connection.features.has_select_for_update else ""
+        sql = f'SELECT * FROM "{table}" WHERE "{pk.column}" = %s{lock_clause}'
+        rows = list(self.raw(sql, [pk.get_db_prep_value(match_id, connection)]))
+        return rows[0] if rows else None
 
 
 class Match(models.Model):
@@ -42,6 +57,8 @@ class Match(models.Model):
     updated_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = MatchManager()
 
     class Meta:
         verbose_name_plural = "matches"

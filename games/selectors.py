@@ -35,8 +35,7 @@ def seats_of(match: Match) -> list[Seat]:
 
 def match_membership(*, match_id: UUID, player: Player) -> Membership:
     """The match and the caller's seat, in one query; 404 unless the caller sits at it or created it."""
-    match = Match.objects.filter(pk=match_id)[:1]
-    found = match[0] if match else None
+    found = Match.objects.fetch(match_id)
     if found is None:
         raise NotFound()
     seat = adapter.seat_in(found.seating, player.pk)

@@ -222,7 +222,7 @@ def bot_turns_play(*, match_id: UUID | str, seq: int) -> int:
     Idempotent: if the match has moved past ``seq`` (another task played, or a human acted), it
     does nothing. Each bot sees only its own seat's view of the table.
     """
-    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    match = Match.objects.fetch(match_id, lock=True)
     if match is None or match.status != MatchStatus.ACTIVE or match.seq != seq:
         return 0
     state = adapter.state_of(match)
@@ -256,7 +256,7 @@ def bot_turns_sweep(*, idle_seconds: float = 30) -> int:
 
 
 def _locked(match_id: UUID) -> Match:
-    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    match = Match.objects.fetch(match_id, lock=True)
     if match is None:
         raise NotFound()
     return match

@@ -7,7 +7,7 @@ from uuid import UUID
 
 from django.db.models import Count, QuerySet
 
-from .models import Bot, BotCall, BotCallOutcome, Player, Token
+from .models import Bot, BotCall, BotCallOutcome, Player
 from .tokens import token_digest
 
 #: The stats' latency percentiles are over at most this many of the latest calls.
@@ -16,8 +16,7 @@ STATS_WINDOW = 1000
 
 def player_by_token(token: str) -> Player | None:
     """The player a bearer token belongs to, or None (one query)."""
-    found = Token.objects.select_related("player").filter(digest=token_digest(token)).first()
-    return found.player if found is not None else None
+    return Player.objects.by_token_digest(token_digest(token))
 
 
 def bots_of(*, owner: Player) -> QuerySet[Bot]:
