@@ -80,10 +80,11 @@ _WAIT_PARAMETERS = [
 ]
 
 
-def _wait_if_asked(request: Request, match_id: UUID, query: WaitQuerySerializer) -> None:
+def _wait_if_asked(membership: selectors.Membership, query: WaitQuerySerializer) -> selectors.Membership:
     data = query.validated_data
     if data.get("wait") and "after" in data:
-        selectors.match_wait(match_id=match_id, after=data["after"], timeout=data["wait"])
+        return selectors.match_wait(membership=membership, after=data["after"], timeout=data["wait"])
+    return membership
 
 
 # -- variants -----------------------------------------------------------------------------------
@@ -185,9 +186,7 @@ class MatchDetailApi(APIView):
         query = WaitQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         membership = selectors.match_membership(match_id=match_id, player=request.user)
-        if query.validated_data.get("wait"):
-            _wait_if_asked(request, match_id, query)
-            membership = selectors.match_membership(match_id=match_id, player=request.user)
+        membership = _wait_if_asked(membership, query)
         return Response(selectors.match_view(membership=membership))
 
 
@@ -289,9 +288,7 @@ class MatchEventsApi(APIView):
     def get(self, request: Request, match_id: UUID) -> Response:
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        membership = selectors.match_membership(match_id=match_id, player=request.user)
-        if query.validated_data.get("wait"):
-            _wait_if_asked(request, match_id, query)
+        membership = _wait_if_asked(selectors.match_membership(match_id=match_id, player=request.user), query)
         data = query.validated_data
         events = selectors.match_events(membership=membership, after=data["after"], limit=data["limit"])
         return Response(events)

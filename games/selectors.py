@@ -142,20 +142,24 @@ def match_summaries(matches: list[Match]) -> list[dict[str, Any]]:
     return out
 
 
-def match_wait(*, match_id: UUID, after: int, timeout: float) -> None:
-    """Return once the match's ``seq`` is past ``after``, or after ``timeout`` seconds.
+def match_wait(*, membership: Membership, after: int, timeout: float) -> Membership:
+    """The match once its ``seq`` is past ``after``, or as it is after ``timeout`` seconds.
 
-    Subscribes first and reads second, so news published in between is not missed (games.live).
+    Answers at once when the match is already past ``after``. Otherwise subscribes first and reads
+    second, so that news published in between is not missed, and holds no database connection
+    while it waits (games.live).
     """
-    if timeout <= 0:
-        return
-    with live.subscribe(live.match_channel(match_id)) as subscription:
-        current = Match.objects.filter(pk=match_id).values_list("seq", flat=True).first()
-        if current is None or current > after:
-            return
-        if not connection.in_atomic_block:
-            connection.close()  # hold no database connection while waiting; the next query reconnects
-        subscription.wait(min(timeout, MAX_WAIT_SECONDS))
+    match = membership.match
+    if timeout <= 0 or match.seq > after:
+        return membership
+    with live.subscribe(live.match_channel(match.id)) as subscription:
+        fresh = Match.objects.fetch(match.id)
+        if fresh is not None and fresh.seq <= after:
+            if not connection.in_atomic_block:
+                connection.close()  # back to the pool, if any; the next query reconnects
+            subscription.wait(min(timeout, MAX_WAIT_SECONDS))
+            fresh = Match.objects.fetch(match.id)
+    return Membership(fresh or match, membership.seat)
 
 
 def variants() -> list[dict[str, Any]]:

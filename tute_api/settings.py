@@ -96,6 +96,12 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # Seconds a server thread keeps its database connection between requests (0: one per request).
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# PostgreSQL only: a pool of up to this many connections per process (psycopg_pool), so that a
+# request that closes its connection (a long poll while it waits) takes it back cheaply.
+DATABASE_POOL_SIZE = env.int("DATABASE_POOL_SIZE", default=0)
+if DATABASE_POOL_SIZE and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_SIZE, "timeout": 10}
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
 
 # The cache holds the rate limits' counters: per process by default, shared with redis://….
 CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
