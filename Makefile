@@ -2,6 +2,7 @@
 #   make run    install if needed, migrate, serve on 127.0.0.1:$(PORT)
 #   make test   install if needed, run the whole test suite
 #   make lint   install if needed, run ruff, import-linter and mypy (strict, on the engine)
+#   make loadtest  the service under gunicorn on PostgreSQL + a Celery worker, N clients (docs/performance.md)
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -10,7 +11,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/install.stamp
 PORT ?= 8000
 
-.PHONY: run test lint install
+.PHONY: run test lint install loadtest
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
@@ -25,6 +26,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy --strict games/engine games/bots
+
+loadtest: $(STAMP)
+	$(BIN)/python scripts/loadtest.py $(LOADTEST_ARGS)
 
 install: $(STAMP)
 

@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Load test: the service under gunicorn on PostgreSQL, a real Celery worker on Redis, and N
+concurrent clients each playing whole matches against level-1 bots over real HTTP.
+
+    make loadtest                                  # 20 clients for 60 s
+    make loadtest LOADTEST_ARGS="--clients 40 --seconds 30 --json"
+
+It creates (and afterwards drops) its own database, ``tute_loadtest``, on the PostgreSQL server
+at 127.0.0.1:5432, uses Redis at 127.0.0.1:6379 (database 2), starts gunicorn and the worker on
+127.0.0.1 only, runs the clients, prints the figures and stops everything it started.
+
+Each client creates a player, then loops: create a match against bots, and play it to the end,
+posting a random legal action (with ``expected_seq``) whenever its view has any, and otherwise
+long-polling ``GET /matches/{id}?after=<seq>&wait=10`` until the bots have played. The figures:
+actions per second (the clients' POSTs), the latency percentiles of the action POST as the clients
+see it (connection kept alive), and the count of errors (any failed request, any unexpected status).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import random
+import secrets
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
+PG = {"host": HOST, "port": 5432, "user": "postgres"}
+REDIS_URL = f"redis://{HOST}:6379/2"
+
+
+# -- the clients ----------------------------------------------------------------------------------
+
+
+class Client:
+    """One player over one kept-alive HTTP connection."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.connection = http.client.HTTPConnection(HOST, port, timeout=30)
+        self.token = ""
+
+    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        headers = {"Content-Type": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        data = json.dumps(body) if body is not None else None
+        for attempt in (1, 2):
+            try:
+                self.connection.request(method, path, body=data, headers=headers)
+                response = self.connection.getresponse()
+                payload = response.read()
+                return response.status, json.loads(payload) if payload else None
+            except (http.client.HTTPException, ConnectionError):  # the server closed a kept-alive connection
+                self.connection.close()
+                self.connection = http.client.HTTPConnection(HOST, self.port, timeout=30)
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+
+def play(port: int, deadline: float, warmup_until: float, variant: str, options: dict[str, Any], bots: str,
+         seed: int, out: dict[str, Any]) -> None:  # fmt: skip
+    """One client: play matches until the deadline; record POST latencies and errors in ``out``."""
+    rng = random.Random(seed)
+    client = Client(port)
+    latencies: list[float] = out["latencies"]
+    waits: list[float] = out["waits"]
+    status, player = client.call("POST", "/api/v1/players/", {"username": f"load{seed}-{secrets.token_hex(3)}"})
+    if status != 201:
+        out["errors"].append(f"create player: {status} {player}")
+        return
+    client.token = player["token"]
+    players = {"clasico": 4, "subastado": 3, "dos": 2, "subastado_parejas": 4}.get(variant, options.get("players", 4))
+    seats = [{"player": "me"}] + [{"bot": bots}] * (players - 1)
+    while time.monotonic() < deadline:
+        status, view = client.call("POST", "/api/v1/matches/", {"variant": variant, "options": options, "seats": seats})
+        if status != 201:
+            out["errors"].append(f"create match: {status} {view}")
+            return
+        url = f"/api/v1/matches/{view['id']}"
+        waiting_since: float | None = None
+        while view["status"] == "active" and time.monotonic() < deadline:
+            if not view["legal_actions"]:
+                waiting_since = waiting_since or time.perf_counter()
+                status, view = client.call("GET", f"{url}?after={view['seq']}&wait=10")
+                if status != 200:
+                    out["errors"].append(f"GET view: {status} {view}")
+                    return
+                continue
+            if waiting_since is not None and time.monotonic() >= warmup_until:
+                waits.append(time.perf_counter() - waiting_since)
+            waiting_since = None
+            action = {**rng.choice(view["legal_actions"]), "expected_seq": view["seq"]}
+            start = time.perf_counter()
+            status, answer = client.call("POST", f"{url}/actions", action)
+            elapsed = time.perf_counter() - start
+            if status != 200:
+                out["errors"].append(f"POST action: {status} {answer}")
+                status, view = client.call("GET", url)
+                continue
+            if time.monotonic() >= warmup_until:
+                latencies.append(elapsed)
+            view = answer
+        if view["status"] == "finished":
+            out["matches"] += 1
+
+
+def client_process(port: int, threads: int, first_seed: int, deadline: float, warmup_until: float,
+                   variant: str, options: dict[str, Any], bots: str, queue: Any) -> None:  # fmt: skip
+    results = [{"latencies": [], "waits": [], "errors": [], "matches": 0} for _ in range(threads)]
+    workers = [
+        threading.Thread(
+            target=_guarded, args=(port, deadline, warmup_until, variant, options, bots, first_seed + i, r)
+        )
+        for i, r in enumerate(results)
+    ]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    queue.put(results)
+
+
+def _guarded(*args: Any) -> None:
+    out = args[-1]
+    try:
+        play(*args)
+    except Exception as exc:  # noqa: BLE001 - every failure is an error of the run
+        out["errors"].append(f"{type(exc).__name__}: {exc}")
+
+
+# -- the service --------------------------------------------------------------------------------
+
+
+def pg_admin(sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(dbname="postgres", autocommit=True, connect_timeout=5, **PG) as conn:
+        conn.execute(sql)
+
+
+def wait_ready(port: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            connection = http.client.HTTPConnection(HOST, port, timeout=2)
+            connection.request("GET", "/readyz")
+            if connection.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise SystemExit(f"loadtest: the service on port {port} was not ready within {timeout:.0f}s")
+
+
+def stop(process: subprocess.Popen[bytes] | None) -> None:
+    if process is None or process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=20, help="concurrent clients (default 20)")
+    parser.add_argument("--seconds", type=float, default=60, help="how long the clients play (default 60)")
+    parser.add_argument("--warmup", type=float, default=5, help="first seconds left out of the figures (default 5)")
+    parser.add_argument("--variant", default="clasico")
+    parser.add_argument("--options", default='{"games_to_win": 1}', help="match options as JSON")
+    parser.add_argument("--bots", default="level-1")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--web-workers", type=int, default=2, help="gunicorn worker processes (default 2)")
+    parser.add_argument("--web-threads", type=int, default=16, help="threads per gunicorn worker (default 16)")
+    parser.add_argument("--celery-concurrency", type=int, default=2, help="Celery worker processes (default 2)")
+    parser.add_argument("--worker-nice", type=int, default=0, help="niceness of the Celery worker (default 0)")
+    parser.add_argument("--client-processes", type=int, default=2, help="processes the clients run in (default 2)")
+    parser.add_argument("--database", default="tute_loadtest")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    options = json.loads(args.options)
+
+    python = sys.executable
+    env = {
+        **os.environ,
+        "DEBUG": "false",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": HOST,
+        "SECURE_SSL_REDIRECT": "false",
+        "DATABASE_URL": f"postgres://{PG['user']}@{HOST}:{PG['port']}/{args.database}",
+        "DATABASE_POOL_SIZE": str(args.web_threads),
+        "CELERY_BROKER_URL": REDIS_URL,
+        "CELERY_RESULT_BACKEND": "",
+        "LIVE_UPDATES_URL": REDIS_URL,
+        "LOG_LEVEL": "WARNING",
+        "PYTHONUNBUFFERED": "1",
+    }
+    log = open(ROOT / "var" / "loadtest.log", "wb")  # noqa: SIM115 - kept open for the subprocesses
+    pg_admin(f'DROP DATABASE IF EXISTS "{args.database}"')
+    pg_admin(f'CREATE DATABASE "{args.database}"')
+    web = worker = None
+    try:
+        subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+        subprocess.run([python, "-m", "celery", "-A", "tute_api", "purge", "-f"], cwd=ROOT, env=env,
+                       check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+        worker = subprocess.Popen(
+            ["nice", "-n", str(args.worker_nice), python, "-m", "celery", "-A", "tute_api", "worker",
+             "--loglevel=WARNING", f"--concurrency={args.celery_concurrency}", "--without-gossip", "--without-mingle",
+             "--without-heartbeat", "--hostname", f"loadtest-{os.getpid()}@%h"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        web = subprocess.Popen(
+            [python, "-m", "gunicorn", "tute_api.wsgi:application", "--bind", f"{HOST}:{args.port}",
+             "--workers", str(args.web_workers), "--worker-class", "gthread", "--threads", str(args.web_threads),
+             "--keep-alive", "30", "--graceful-timeout", "5"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        wait_ready(args.port)
+
+        load_before = os.getloadavg()[0]
+        start = time.monotonic()
+        deadline = start + args.seconds
+        queue: Any = multiprocessing.get_context("fork").Queue()
+        per_process = [args.clients // args.client_processes + (i < args.clients % args.client_processes)
+                       for i in range(args.client_processes)]  # fmt: skip
+        processes = []
+        seed = 0
+        for threads in per_process:
+            if not threads:
+                continue
+            process = multiprocessing.get_context("fork").Process(
+                target=client_process,
+                args=(args.port, threads, seed, deadline, start + args.warmup, args.variant, options, args.bots, queue),
+            )
+            process.start()
+            processes.append(process)
+            seed += threads
+        results = [r for _ in processes for r in queue.get(timeout=args.seconds + 120)]
+        for process in processes:
+            process.join(30)
+        measured = time.monotonic() - (start + args.warmup)
+        load_after = os.getloadavg()[0]
+    finally:
+        stop(web)
+        stop(worker)
+        log.close()
+        try:
+            pg_admin(f'DROP DATABASE IF EXISTS "{args.database}" WITH (FORCE)')
+        except Exception as exc:  # noqa: BLE001
+            print(f"loadtest: could not drop {args.database}: {exc}", file=sys.stderr)
+
+    latencies = [x for r in results for x in r["latencies"]]
+    waits = [x for r in results for x in r["waits"]]
+    errors = [e for r in results for e in r["errors"]]
+    figures = {
+        "clients": args.clients,
+        "seconds": round(measured, 1),
+        "variant": args.variant,
+        "options": options,
+        "bots": args.bots,
+        "actions": len(latencies),
+        "actions_per_second": round(len(latencies) / measured, 1) if measured > 0 else 0,
+        "matches_finished": sum(r["matches"] for r in results),
+        "latency_ms": {
+            "p50": round(1000 * percentile(latencies, 50), 1),
+            "p95": round(1000 * percentile(latencies, 95), 1),
+            "p99": round(1000 * percentile(latencies, 99), 1),
+            "max": round(1000 * max(latencies, default=float("nan")), 1),
+            "mean": round(1000 * statistics.fmean(latencies), 1) if latencies else None,
+        },
+        "bot_turns_wait_ms": {
+            "p50": round(1000 * percentile(waits, 50), 1),
+            "p95": round(1000 * percentile(waits, 95), 1),
+        },
+        "errors": len(errors),
+        "server": {
+            "gunicorn_workers": args.web_workers,
+            "gunicorn_threads": args.web_threads,
+            "celery_concurrency": args.celery_concurrency,
+            "worker_nice": args.worker_nice,
+        },
+        "machine": {
+            "cpus": os.cpu_count(),
+            "load_1min_before": round(load_before, 2),
+            "load_1min_after": round(load_after, 2),
+        },
+    }
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        lat = figures["latency_ms"]
+        print(f"{args.clients} clients, {figures['seconds']} s measured ({args.variant} {json.dumps(options)} "
+              f"against {args.bots} bots)")  # fmt: skip
+        print(f"  actions: {figures['actions']} ({figures['actions_per_second']}/s), "
+              f"matches finished: {figures['matches_finished']}")  # fmt: skip
+        print(f"  action POST latency: p50 {lat['p50']} ms, p95 {lat['p95']} ms, p99 {lat['p99']} ms, "
+              f"max {lat['max']} ms")  # fmt: skip
+        wait = figures["bot_turns_wait_ms"]
+        print(f"  waiting for the bots (answer of the action to the long poll's): p50 {wait['p50']} ms, "
+              f"p95 {wait['p95']} ms")  # fmt: skip
+        print(f"  errors: {len(errors)}")
+        machine = figures["machine"]
+        print(f"  machine: {machine['cpus']} CPUs, load average {machine['load_1min_before']} before, "
+              f"{machine['load_1min_after']} after")  # fmt: skip
+    for error in errors[:10]:
+        print(f"  error: {error}", file=sys.stderr)
+    sys.exit(1 if errors else 0)
+
+
+if __name__ == "__main__":
+    main()
