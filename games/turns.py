@@ -45,7 +45,7 @@ from tute_api.errors import ApiError
 
 from . import adapter, services, tasks
 from .errors import ErrorCode
-from .models import Match, MatchStatus
+from .models import Event, Match, MatchStatus
 from .serializers import ActionInputSerializer
 
 logger = logging.getLogger(__name__)
@@ -177,16 +177,28 @@ def turns_wait(*, player: Player, timeout: float) -> list[dict[str, Any]]:
 # -- webhook delivery --------------------------------------------------------------------------------
 
 
+def _same_turn(match: Match, seq: int) -> bool:
+    """The match is active and has not moved on since ``seq`` but for service events (presence: not
+    the engine's), so the seat that was to act at ``seq`` still is, with the same table."""
+    if match.status != MatchStatus.ACTIVE or match.turn is None or not 0 < seq <= match.seq:
+        return False
+    if match.seq == seq:
+        return True
+    since = Event.objects.filter(match_id=match.pk, seq__gt=seq).order_by("seq")
+    return not engine.actions_of([row.as_engine_event() for row in since])
+
+
 def turn_deliver(*, match_id: UUID | str, seq: int) -> str:
     """Call the webhook bot that must act in the match at ``seq`` and play its reply (or a fallback).
 
-    Idempotent: if the match has moved past ``seq``, or the seat to act holds no webhook bot, it
-    does nothing. Returns what happened: ``ok``, ``timeout``, ``error``, ``illegal`` or ``skipped``.
+    Idempotent: if the match has moved on since ``seq`` (service events aside), or the seat to act
+    holds no webhook bot, it does nothing. Returns what happened: ``ok``, ``timeout``, ``error``,
+    ``illegal`` or ``skipped``.
     """
     match = Match.objects.filter(pk=match_id).first()
-    if match is None or match.status != MatchStatus.ACTIVE or match.seq != seq or match.turn is None:
+    if match is None or match.turn is None or not _same_turn(match, seq):
         return "skipped"
-    seat = match.turn
+    seat, seq = match.turn, match.seq
     player = match.seating[seat]["player"]
     bot = Bot.objects.select_related("player").filter(pk=player["id"]).first() if player else None
     if bot is None or bot.delivery != BotDelivery.WEBHOOK:
@@ -205,13 +217,24 @@ def turn_deliver(*, match_id: UUID | str, seq: int) -> str:
         if not isinstance(reply.body, dict) or not action.is_valid():
             outcome, detail = BotCallOutcome.ERROR, "the reply is not an action"
         else:
-            try:
-                services.match_act(player=bot.player, match_id=match.id, action=action.action(), expected_seq=seq)
-            except ApiError as exc:
-                code = str(exc.get_codes())
-                if code in _MOVED_ON:
-                    return "skipped"  # someone else acted meanwhile: nothing to replace
-                outcome, detail = BotCallOutcome.ILLEGAL, f"{code}: {exc.detail}"
+            expected = seq
+            for _ in range(3):
+                try:
+                    services.match_act(
+                        player=bot.player, match_id=match.id, action=action.action(), expected_seq=expected
+                    )
+                    break
+                except ApiError as exc:
+                    code = str(exc.get_codes())
+                    if code not in _MOVED_ON:
+                        outcome, detail = BotCallOutcome.ILLEGAL, f"{code}: {exc.detail}"
+                        break
+                    now = Match.objects.filter(pk=match.id).first()
+                    if code != ErrorCode.STALE_SEQ or now is None or not _same_turn(now, seq):
+                        return "skipped"  # someone else acted meanwhile: nothing to replace
+                    expected = now.seq  # only service events came in between: the reply still holds
+            else:
+                return "skipped"
     bot_call_record(
         bot=bot, match_id=match.id, seq=seq, outcome=outcome, latency_ms=reply.latency_ms, detail=detail
     )
@@ -224,10 +247,10 @@ def turn_deliver(*, match_id: UUID | str, seq: int) -> str:
 def turn_fallback(*, match_id: UUID, seq: int, reason: str, detail: str = "") -> bool:
     """Play a level-2 move for the seat to act at ``seq``, logged as a ``bot_fallback`` event.
 
-    Does nothing (False) if the match has moved on.
+    Does nothing (False) if the match has moved on since ``seq`` (service events aside).
     """
     match = Match.objects.select_for_update().filter(pk=match_id).first()
-    if match is None or match.status != MatchStatus.ACTIVE or match.seq != seq or match.turn is None:
+    if match is None or match.turn is None or not _same_turn(match, seq):
         return False
     state = adapter.state_of(match)
     seat = match.turn

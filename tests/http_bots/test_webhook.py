@@ -57,16 +57,16 @@ def test_the_signature_is_checked_against_the_secret_and_the_body(receiver: Rece
     assert not signature_ok(bot.body["secret"], tampered)
 
 
-def play_until_the_bot_has_been_called(human: Any, match: dict[str, Any], receiver: Receiver) -> dict[str, Any]:
+def play_until_the_bot_has_been_called(human: Any, match: dict[str, Any], calls: list[Any]) -> dict[str, Any]:
     """The human (seat 1) plays its first legal action until the bot (seat 0) has been called."""
     view = match
     for _ in range(10):
-        if receiver.calls or view["status"] != "active":
+        if calls or view["status"] != "active":
             break
         view = human.get(f"/api/v1/matches/{match['id']}").json()
         if view["legal_actions"]:
             view = human.post(f"/api/v1/matches/{match['id']}/actions", view["legal_actions"][0]).json()
-    assert receiver.calls, "the bot was called"
+    assert calls, "the bot was called"
     return dict(view)
 
 
@@ -89,7 +89,7 @@ def test_a_bad_reply_is_replaced_by_a_level_2_move_logged_and_counted(receiver: 
     receiver.respond = respond
     human = new_player("human")
     match = start(human, [{"bot": bot.id}, {"player": "me"}])
-    play_until_the_bot_has_been_called(human, match, receiver)
+    play_until_the_bot_has_been_called(human, match, receiver.calls)
     fallbacks = list(Event.objects.filter(match_id=match["id"], type="bot_fallback").order_by("seq"))
     assert len(fallbacks) == len(receiver.calls), "each bad reply is replaced, and logged"
     fallback = fallbacks[0]
@@ -112,7 +112,7 @@ def test_the_fallback_event_is_shown_to_the_players_and_kept_in_the_record(recei
     receiver.respond = lambda p: (200, b"nonsense", 0.0)
     human = new_player("human")
     match = start(human, [{"bot": bot.id}, {"player": "me"}])
-    play_until_the_bot_has_been_called(human, match, receiver)
+    play_until_the_bot_has_been_called(human, match, receiver.calls)
     events = human.get(f"/api/v1/matches/{match['id']}/events").json()
     validate("Event", events, many=True)
     shown = [e for e in events if e["type"] == "bot_fallback"]
@@ -132,7 +132,7 @@ def test_a_delivery_for_a_seq_that_has_moved_on_does_nothing(receiver: Receiver)
     bot = register("webhook", webhook_url=receiver.url)
     human = new_player("human")
     match = start(human, [{"bot": bot.id}, {"player": "me"}])
-    play_until_the_bot_has_been_called(human, match, receiver)
+    play_until_the_bot_has_been_called(human, match, receiver.calls)
     now = Match.objects.get(pk=match["id"])
     assert now.turn == 1
     calls, counted = len(receiver.calls), BotCall.objects.count()
@@ -215,3 +215,53 @@ def test_a_reply_that_trickles_in_is_cut_off_soon_after_the_timeout():
     took = clock.monotonic() - start
     server.close()
     assert reply.outcome == "timeout" and took < 1.5, (reply, took)
+
+
+def _service_event(match_id: str) -> None:
+    """What the rooms app logs between moves (a seat disconnected): an event that is no action."""
+    from django.utils import timezone
+
+    from games import adapter
+
+    match = Match.objects.get(pk=match_id)
+    Event.objects.bulk_create(adapter.event_rows(match, [{"type": "seat_disconnected", "seat": 1,
+                                                          "data": {"grace_seconds": 60}}], timezone.now()))  # fmt: skip
+    match.save(update_fields=["seq"])
+
+
+def test_service_events_logged_while_the_bot_thinks_do_not_make_its_reply_stale():
+    bot = register("webhook", webhook_url="http://127.0.0.1:9/")
+    human = new_player("human")
+    seen: list[int] = []
+
+    def post(url: str, payload: dict[str, Any], **kwargs: Any) -> webhooks.Reply:
+        seen.append(payload["seq"])
+        _service_event(payload["match_id"])
+        return webhooks.Reply("ok", 5, body=payload["legal_actions"][0])
+
+    with mock.patch.object(webhooks, "post", side_effect=post):
+        match = start(human, [{"bot": bot.id}, {"player": "me"}])
+        play_until_the_bot_has_been_called(human, match, seen)
+    assert seen
+    outcomes = list(BotCall.objects.filter(bot_id=bot.id).values_list("outcome", flat=True))
+    assert outcomes == ["ok"] * len(seen), "each reply was played although the seq had moved"
+    first = Event.objects.get(match_id=match["id"], seq=seen[0] + 2)
+    assert first.seat == 0 and first.type in ("card_played", "bid", "pass", "trump_chosen")
+
+
+def test_a_delivery_queued_before_a_service_event_still_calls_the_bot(receiver: Receiver):
+    bot = register("webhook", webhook_url=receiver.url)
+    human = new_player("human")
+    with mock.patch.object(turns, "_queue_delivery"):
+        match = start(human, [{"bot": bot.id}, {"player": "me"}])
+        for _ in range(10):
+            view = human.get(f"/api/v1/matches/{match['id']}").json()
+            if not view["legal_actions"]:
+                break
+            human.post(f"/api/v1/matches/{match['id']}/actions", view["legal_actions"][0])
+    queued = Match.objects.get(pk=match["id"])
+    assert queued.turn == 0
+    _service_event(match["id"])
+    assert turns.turn_deliver(match_id=queued.id, seq=queued.seq) == "ok"
+    assert receiver.calls[0].payload["seq"] == queued.seq + 1
+    assert turns.turn_deliver(match_id=queued.id, seq=queued.seq + 50) == "skipped", "a seq from the future"
