@@ -13,14 +13,17 @@ Two backends, chosen by ``settings.LIVE_UPDATES_URL``:
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import Protocol
 
 from django.conf import settings
+
+logger = logging.getLogger(__name__)
 
 
 class Subscription(Protocol):
@@ -65,38 +68,66 @@ class LocalBroker:
                     del self._subscribers[channel]
 
 
-class _RedisSubscription:
-    def __init__(self, pubsub: Any) -> None:
-        self.pubsub = pubsub
-
-    def wait(self, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            message = self.pubsub.get_message(ignore_subscribe_messages=True, timeout=left)
-            if message is not None and message["type"] == "message":
-                return True
-        return False
+#: Every channel of the service starts with this prefix; a process listens to all of them at once.
+CHANNEL_PREFIX = "tute:"
 
 
 class RedisBroker:
-    """Announcements across processes through Redis pub/sub."""
+    """Announcements across processes through Redis pub/sub.
+
+    A process holds one Redis connection for all its waiters: a listener thread, started on the
+    first subscription, subscribes to every channel of the service (``tute:*``) and wakes the
+    waiters of the channels it hears through a :class:`LocalBroker`. A waiter thus costs no
+    connection of its own, and no round trip to Redis to subscribe or to leave.
+    """
 
     def __init__(self, url: str) -> None:
         import redis  # imported here: the in-process default needs no Redis client
 
-        self._client = redis.Redis.from_url(url, socket_connect_timeout=2)
+        self._client = redis.Redis.from_url(url, socket_connect_timeout=2, health_check_interval=30)
+        self._local = LocalBroker()
+        self._lock = threading.Lock()
+        self._listener: threading.Thread | None = None
+        self._listening = threading.Event()
 
     def publish(self, channel: str) -> None:
         self._client.publish(channel, b"1")
 
     @contextmanager
     def subscribe(self, channel: str) -> Iterator[Subscription]:
-        pubsub = self._client.pubsub()
-        pubsub.subscribe(channel)
-        try:
-            yield _RedisSubscription(pubsub)
-        finally:
-            pubsub.close()
+        with self._local.subscribe(channel) as subscription:
+            self._listen_in_background()
+            yield subscription
+
+    def _listen_in_background(self, timeout: float = 2.0) -> None:
+        """Start the listener if it is not running, and wait (a little) until it listens, so that
+        news published after ``subscribe`` returns is heard."""
+        with self._lock:
+            if self._listener is None or not self._listener.is_alive():
+                self._listener = threading.Thread(target=self._listen, name="live-updates", daemon=True)
+                self._listener.start()
+        self._listening.wait(timeout)  # Redis down: waiters time out and read again
+
+    def _listen(self) -> None:
+        while True:
+            pubsub = self._client.pubsub()
+            try:
+                pubsub.psubscribe(CHANNEL_PREFIX + "*")
+                confirmed = pubsub.get_message(timeout=5)  # Redis has the subscription: no news is missed
+                if confirmed is None or confirmed["type"] != "psubscribe":
+                    raise ConnectionError(f"no confirmation of the subscription: {confirmed!r}")
+                self._listening.set()
+                while True:
+                    message = pubsub.get_message(timeout=30)  # a timeout lets redis-py check the connection
+                    if message is not None and message["type"] == "pmessage":
+                        channel = message["channel"]
+                        self._local.publish(channel.decode() if isinstance(channel, bytes) else channel)
+            except Exception:  # Redis went away: listen again in a moment
+                logger.warning("Live updates: lost Redis, listening again", exc_info=True)
+            finally:
+                self._listening.clear()
+                pubsub.close()
+            time.sleep(0.5)
 
 
 _broker: LocalBroker | RedisBroker | None = None

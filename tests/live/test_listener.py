@@ -1,0 +1,56 @@
+"""games.live over Redis: one listener per process serves every waiter of that process."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+from contextlib import ExitStack
+
+import pytest
+from django.conf import settings
+
+from games import live
+
+
+@pytest.fixture
+def redis_url() -> str:
+    url = settings.CELERY_BROKER_URL or ""
+    if not url.startswith("redis://"):
+        reason = "NO REDIS CONFIGURED: set CELERY_BROKER_URL=redis://… to test live updates over Redis pub/sub"
+        if os.environ.get("REQUIRE_WORKER_TESTS"):
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    return url
+
+
+def test_many_waiters_share_one_redis_connection(redis_url: str) -> None:
+    import redis
+
+    admin = redis.Redis.from_url(redis_url)
+    server, elsewhere = live.RedisBroker(redis_url), live.RedisBroker(redis_url)  # two processes
+    with server.subscribe(live.match_channel("warm-up")):
+        pass
+    before = len(admin.client_list())
+    channels = [live.match_channel(uuid.uuid4()) for _ in range(20)]
+    with ExitStack() as stack:
+        subscriptions = [stack.enter_context(server.subscribe(channel)) for channel in channels]
+        assert len(admin.client_list()) <= before + 1, "a waiter took a Redis connection of its own"
+        woke: list[float] = []
+        start = time.monotonic()
+        waiter = threading.Thread(target=lambda: woke.append(subscriptions[7].wait(5)))
+        waiter.start()
+        elsewhere.publish(channels[7])
+        waiter.join(5)
+        assert woke == [True] and time.monotonic() - start < 1
+        assert subscriptions[3].wait(0.2) is False, "news on another channel woke a waiter"
+
+
+def test_a_waiter_hears_news_published_right_after_it_subscribed(redis_url: str) -> None:
+    server, elsewhere = live.RedisBroker(redis_url), live.RedisBroker(redis_url)
+    for _ in range(5):
+        channel = live.player_channel(uuid.uuid4())
+        with server.subscribe(channel) as subscription:
+            elsewhere.publish(channel)
+            assert subscription.wait(2)
