@@ -209,6 +209,10 @@ CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or None
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="") or None
 CELERY_TASK_ALWAYS_EAGER = CELERY_BROKER_URL is None
 CELERY_TASK_EAGER_PROPAGATES = True
+# Celery's Django fixup closes the database connection (and, with a pool, the whole pool) around
+# every task unless this is set: then a worker process keeps its connection for this many tasks,
+# instead of opening a new PostgreSQL session for each bot turn.
+CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=100)
 # Celery beat: queue again the bot turns that a broker outage lost (games.tasks.sweep_bot_turns).
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": 30.0},
