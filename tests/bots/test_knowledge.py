@@ -79,3 +79,18 @@ def test_sampled_deals_are_consistent_with_the_view() -> None:
                 play_card(built, card, None)
                 play_card(real, card, None)
             assert built.results[-1]["points"] == real.results[len(state.results)]["points"], variant
+
+
+def test_all_deals_lists_every_consistent_deal_once() -> None:
+    from games.bots.deals import all_deals
+
+    for variant, _options, state in positions(6, seed=13):
+        seat = state.turn
+        k = read_view(view(state, seat))
+        deals = all_deals(k, 50)
+        if deals is None:
+            continue
+        assert count_deals(k, 60) == len(deals)
+        keys = {tuple(d.hands) for d in deals}
+        assert len(keys) == len(deals)
+        assert tuple(state.hands) in keys, variant

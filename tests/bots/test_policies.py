@@ -93,3 +93,17 @@ def _swap_hidden(state, seat):  # type: ignore[no-untyped-def]
             other.stock[0] = x
             return other
     return None
+
+
+def test_level4_never_weighs_two_interchangeable_blanks() -> None:
+    from games.bots.knowledge import read_view
+    from games.bots.level4 import distinct_cards
+    from games.engine import new_match
+    from games.engine.cards import parse
+
+    state = new_match("clasico", {}, seed=1).state
+    k = read_view(view(state, state.turn))
+    k.hand = 1 << parse("B2") | 1 << parse("B4") | 1 << parse("B6") | 1 << parse("B1")
+    k.played = 1 << parse("B5")
+    # B2 and B4 are next to each other; B5 is gone, so B4 and B6 are too: one blank of bastos is enough
+    assert distinct_cards([parse("B2"), parse("B4"), parse("B6"), parse("B1")], k) == [parse("B2"), parse("B1")]
