@@ -214,7 +214,7 @@ def build_state(view: dict[str, Any], k: Knowledge, deal: Deal) -> State:
     """The hand in progress as a full engine state, with the hidden cards of ``deal``.
 
     The state ends the match when the hand ends (``status == "finished"``), its result in
-    ``state.results[-1]``; reading the scores from :func:`hand_result` is simplest.
+    ``state.results[-1]``.
     """
     key = tuple(sorted(view["options"].items()))
     state = _template(k.variant, key).copy()
@@ -266,8 +266,3 @@ def build_state(view: dict[str, Any], k: Knowledge, deal: Deal) -> State:
 def _card(code: str | None) -> int:
     return parse(code) if code else -1
 
-
-def hand_result(state: State) -> dict[str, Any]:
-    """The result of the hand a built state played to its end (see :func:`build_state`)."""
-    result: dict[str, Any] = state.results[-1]
-    return result

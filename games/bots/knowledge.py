@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine.cards import ABOVE, KING, KNIGHT, POINTS, SUIT_MASK, SUITS, parse
+from games.engine.cards import ABOVE, KING, KNIGHT, SUIT_MASK, SUITS, parse
 from games.engine.variants import Variant, rules_for
 
 
@@ -47,27 +47,11 @@ class Knowledge:
     bids: list[tuple[int, int]]  # (seat, amount), amount 0 for a pass
     sides: list[int]
 
-    def partner(self, seat: int) -> int:
-        """The seat's partner in a game of pairs, else -1."""
-        return (seat + 2) % 4 if self.rules.pairs else -1
-
     def team(self, seat: int) -> int:
         """The side a seat plays for in this hand: the pair, or soloist (1) against the rest (0) in subastado."""
         if self.variant == "subastado":
             return 1 if seat == self.soloist else 0
         return self.sides[seat]
-
-    def may_hold(self, seat: int) -> int:
-        """The cards that ``seat`` may hold: its known cards and the unknown ones it is not excluded from."""
-        if seat == self.me:
-            return self.hand
-        return self.known[seat] | (self.unknown & ~self.cannot[seat])
-
-    @property
-    def duties(self) -> bool:
-        """Whether the duties of C5 apply to the trick in progress (not in the stock phase of dos, C5.h)."""
-        return self.face_up < 0 and self.stock_hidden == 0
-
 
 
 def cards_in(mask: int) -> list[int]:
@@ -239,6 +223,3 @@ def read_view(view: dict[str, Any]) -> Knowledge:
         sides=list(view["sides"]),
     )
 
-
-def remaining_points(mask: int) -> int:
-    return sum(POINTS[c] for c in cards_in(mask))

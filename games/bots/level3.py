@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from games.engine.cards import ACE, CODES, KING, KNIGHT, POINTS, SUIT_MASK, THREE
+from games.engine.cards import ACE, CODES, KING, KNIGHT, POINTS, SUIT_MASK, THREE, parse
 
 from . import bidding
 from .deals import all_deals, build_state, determined_deal, sample_deal
@@ -46,8 +46,6 @@ def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 
 def _legal_mask(view: dict[str, Any]) -> int:
-    from games.engine.cards import parse
-
     mask = 0
     for action in view["legal_actions"]:
         mask |= 1 << parse(action["card"])

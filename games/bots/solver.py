@@ -13,7 +13,6 @@ plus one if it wins the last trick and minus one if not, so that a tie of points
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from games.engine.cards import ABOVE, KING, KINGS, KNIGHT, KNIGHTS, POINTS, SUIT_MASK
 from games.engine.game import play_card
@@ -336,8 +335,3 @@ def engine_minimax(state: State, evaluate: Callable[[State], int], maximize: Cal
         values.append(engine_minimax(child, evaluate, maximize))
     return max(values) if maximize(state.turn) else min(values)
 
-
-def describe(values: dict[int, Any]) -> str:
-    from games.engine.cards import CODES
-
-    return ", ".join(f"{CODES[c]}={v}" for c, v in sorted(values.items()))
