@@ -13,7 +13,9 @@ Each client creates a player, then loops: create a match against bots, and play 
 posting a random legal action (with ``expected_seq``) whenever its view has any, and otherwise
 long-polling ``GET /matches/{id}?after=<seq>&wait=10`` until the bots have played. The figures:
 actions per second (the clients' POSTs), the latency percentiles of the action POST as the clients
-see it (connection kept alive), and the count of errors (any failed request, any unexpected status).
+see it (connection kept alive), the wait for the bots' turns, the count of errors (any failed
+request, any unexpected status), and the CPU time the web server and the worker spent per action,
+with the share of the machine they got (the machine may be busy with other work).
 """
 
 from __future__ import annotations
@@ -99,7 +101,7 @@ def play(port: int, deadline: float, warmup_until: float, variant: str, options:
                     out["errors"].append(f"GET view: {status} {view}")
                     return
                 continue
-            if waiting_since is not None and time.monotonic() >= warmup_until:
+            if waiting_since is not None and warmup_until <= time.monotonic() < deadline:
                 waits.append(time.perf_counter() - waiting_since)
             waiting_since = None
             action = {**rng.choice(view["legal_actions"]), "expected_seq": view["seq"]}
@@ -110,7 +112,7 @@ def play(port: int, deadline: float, warmup_until: float, variant: str, options:
                 out["errors"].append(f"POST action: {status} {answer}")
                 status, view = client.call("GET", url)
                 continue
-            if time.monotonic() >= warmup_until:
+            if warmup_until <= time.monotonic() < deadline:  # the window of the figures
                 latencies.append(elapsed)
             view = answer
         if view["status"] == "finished":
@@ -176,6 +178,38 @@ def stop(process: subprocess.Popen[bytes] | None) -> None:
         process.wait()
 
 
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds (user + system) used so far by a process and its live descendants (Linux)."""
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry)] = int(fields[1])
+        ticks[int(entry)] = int(fields[11]) + int(fields[12])
+    tree, grown = {root}, True
+    while grown:
+        grown = False
+        for pid, parent in parents.items():
+            if parent in tree and pid not in tree:
+                tree.add(pid)
+                grown = True
+    return sum(ticks.get(pid, 0) for pid in tree) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_cpu_seconds() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine so far, from /proc/stat."""
+    with open("/proc/stat") as stat:
+        values = [int(v) for v in stat.readline().split()[1:]]
+    idle = values[3] + values[4]
+    return (sum(values) - idle) / os.sysconf("SC_CLK_TCK"), sum(values) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else float("nan")
@@ -215,6 +249,7 @@ def main() -> None:
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
     }
+    (ROOT / "var").mkdir(exist_ok=True)
     log = open(ROOT / "var" / "loadtest.log", "wb")  # noqa: SIM115 - kept open for the subprocesses
     pg_admin(f'DROP DATABASE IF EXISTS "{args.database}"')
     pg_admin(f'CREATE DATABASE "{args.database}"')
@@ -255,10 +290,14 @@ def main() -> None:
             process.start()
             processes.append(process)
             seed += threads
+        time.sleep(max(0.0, args.warmup - (time.monotonic() - start)))
+        cpu_before = (tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid), machine_cpu_seconds())
+        time.sleep(max(0.0, deadline - time.monotonic()))
+        cpu_after = (tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid), machine_cpu_seconds())
         results = [r for _ in processes for r in queue.get(timeout=args.seconds + 120)]
         for process in processes:
             process.join(30)
-        measured = time.monotonic() - (start + args.warmup)
+        measured = args.seconds - args.warmup
         load_after = os.getloadavg()[0]
     finally:
         stop(web)
@@ -269,6 +308,9 @@ def main() -> None:
         except Exception as exc:  # noqa: BLE001
             print(f"loadtest: could not drop {args.database}: {exc}", file=sys.stderr)
 
+    window = cpu_after[2][1] - cpu_before[2][1]  # CPU seconds the machine had in the window
+    web_cpu, worker_cpu = cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1]
+    busy = cpu_after[2][0] - cpu_before[2][0]
     latencies = [x for r in results for x in r["latencies"]]
     waits = [x for r in results for x in r["waits"]]
     errors = [e for r in results for e in r["errors"]]
@@ -299,8 +341,14 @@ def main() -> None:
             "celery_concurrency": args.celery_concurrency,
             "worker_nice": args.worker_nice,
         },
+        "cpu_ms_per_action": {
+            "web": round(1000 * web_cpu / len(latencies), 1) if latencies else None,
+            "worker": round(1000 * worker_cpu / len(latencies), 1) if latencies else None,
+        },
         "machine": {
             "cpus": os.cpu_count(),
+            "busy_share": round(busy / window, 2) if window else None,
+            "web_and_worker_share": round((web_cpu + worker_cpu) / window, 2) if window else None,
             "load_1min_before": round(load_before, 2),
             "load_1min_after": round(load_after, 2),
         },
@@ -319,9 +367,11 @@ def main() -> None:
         print(f"  waiting for the bots (answer of the action to the long poll's): p50 {wait['p50']} ms, "
               f"p95 {wait['p95']} ms")  # fmt: skip
         print(f"  errors: {len(errors)}")
-        machine = figures["machine"]
-        print(f"  machine: {machine['cpus']} CPUs, load average {machine['load_1min_before']} before, "
-              f"{machine['load_1min_after']} after")  # fmt: skip
+        machine, cpu = figures["machine"], figures["cpu_ms_per_action"]
+        print(f"  CPU per action: web {cpu['web']} ms, worker {cpu['worker']} ms")
+        print(f"  machine: {machine['cpus']} CPUs, {100 * (machine['busy_share'] or 0):.0f}% busy, of which "
+              f"{100 * (machine['web_and_worker_share'] or 0):.0f}% for the web and the worker; load average "
+              f"{machine['load_1min_before']} before, {machine['load_1min_after']} after")  # fmt: skip
     for error in errors[:10]:
         print(f"  error: {error}", file=sys.stderr)
     sys.exit(1 if errors else 0)
