@@ -295,7 +295,7 @@ def _finish_hand(state: State, rules: Variant, events: Log) -> None:
     result = {"hand": state.hand_number, "dealer": state.dealer, **result, "scoreboard": list(state.scoreboard)}
     state.results.append(result)
     if events is not None:
-        events.append({"type": "hand_finished", "seat": None, "data": result})
+        events.append({"type": "hand_finished", "seat": None, "data": dict(result)})
     winners = rules.match_winners(state)
     if winners is not None:
         state.status, state.phase, state.turn, state.winners = "finished", "over", -1, winners

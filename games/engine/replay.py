@@ -32,14 +32,17 @@ def _decks(events: list[Event]) -> tuple[int, list[list[int]]]:
     return deals[0]["dealer"], [[parse(c) for c in deal["deck"]] for deal in deals]
 
 
-def replay(variant: str, options: Mapping[str, Any] | None, events: Iterable[Event]) -> Step:
+def replay(
+    variant: str, options: Mapping[str, Any] | None, events: Iterable[Event], seed: int | None = None
+) -> Step:
     """The match a log describes, rebuilt from its deals and actions; the events are produced anew.
 
-    Works for matches without a seed too, since every ``hand_started`` event records its deck.
+    Works for matches without a seed too, since every ``hand_started`` event records its deck;
+    give the match's ``seed`` so that the rebuilt match deals its later hands as the original would (C12).
     """
     events = list(events)
     first_dealer, decks = _decks(events)
-    state, produced = new_match(variant, options, first_dealer=first_dealer, decks=decks)
+    state, produced = new_match(variant, options, seed, first_dealer=first_dealer, decks=decks)
     for seat, action in actions_of(events):
         produced += push(state, seat, action)
     return Step(state, produced)

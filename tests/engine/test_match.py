@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from games.engine import (
     InvalidOptions,
     apply_action,
     current_seat,
+    from_json,
     legal_actions,
     new_match,
     push,
@@ -256,3 +258,16 @@ def test_deal_helper_builds_the_wanted_hands() -> None:
     # The helper the other tests rely on: seat 3 gets exactly what it asked for.
     state = deal("clasico", dealer=2, hands={3: ["O1", "C1"]}, last="E4").state
     assert state.hands[3] >> c("O1") & 1 and state.hands[3] >> c("C1") & 1 and state.trump_card == c("E4")
+
+
+
+def test_C12_a_match_replayed_with_its_seed_deals_its_later_hands_as_the_original() -> None:
+    original, log = new_match("dos", {"games_to_win": 3}, seed=11)
+    rng = random.Random(5)
+    while original.hand_number == 1:
+        seat = current_seat(original)
+        log += push(original, seat, rng.choice(legal_actions(original, seat)))
+    second_deal = max(i for i, e in enumerate(log) if e["type"] == "hand_started")
+    rebuilt = replay("dos", {"games_to_win": 3}, log[:second_deal], seed=11)
+    assert rebuilt.events == log  # hand 2 was dealt from the seed, as in the original
+    assert from_json(to_json(rebuilt.state)) == original
