@@ -43,6 +43,7 @@ class GameRecord:
     score_a: float  # 1 won, 0 lost, 0.5 draw
     margin_a: int
     times: dict[str, list[float]] = field(default_factory=dict)
+    choice_times: dict[str, list[float]] = field(default_factory=dict)  # decisions with more than one action
 
 
 def _deck(variant: str, options: dict[str, Any], seed: int, deal: int) -> list[int]:
@@ -93,12 +94,16 @@ def play_game(
     policies = {"a": make_policy(spec_a), "b": make_policy(spec_b)}
     rngs = [random.Random(f"arena:{seed}:{deal}:{int(swapped)}:{s}") for s in range(n)]
     times: dict[str, list[float]] = {"a": [], "b": []}
+    choice_times: dict[str, list[float]] = {"a": [], "b": []}
     while state.status == "active" and state.hand_number == 1:
         seat = state.turn
         seen = view(state, seat)
         start = time.perf_counter()
         action = policies[roles[seat]](seen, rngs[seat])
-        times[roles[seat]].append(time.perf_counter() - start)
+        spent = time.perf_counter() - start
+        times[roles[seat]].append(spent)
+        if len(seen["legal_actions"]) > 1:
+            choice_times[roles[seat]].append(spent)
         push(state, seat, action)
     result = state.results[0]
     won = winning_seats(state, result)
@@ -107,7 +112,7 @@ def play_game(
     a_won, b_won = bool(won & set(a_seats)), bool(won & set(b_seats))
     score = 0.5 if a_won == b_won else float(a_won)
     margin = _points_of_seats(state, result, a_seats) - _points_of_seats(state, result, b_seats)
-    return GameRecord(deal, swapped, score, margin, times)
+    return GameRecord(deal, swapped, score, margin, times, choice_times)
 
 
 def _play_deal(args: tuple[str, dict[str, Any], int, int, str, str]) -> list[GameRecord]:
@@ -159,13 +164,18 @@ class Report:
             "won_b": won_b,
             "draws": draws,
             "win_rate_a": round(rate, 4),
-            "ci95_a": [round(rate - half, 4), round(rate + half, 4)],
+            "ci95_a": [round(max(0.0, rate - half), 4), round(min(1.0, rate + half), 4)],
             "mean_margin_a": round(statistics.fmean(margins), 2) if margins else 0.0,
             "margin_ci95_a": round(margin_half, 2),
             "seconds": round(self.seconds, 1),
         }
         for role in ("a", "b"):
-            out[f"time_{role}"] = _timing([t for g in self.games for t in g.times.get(role, [])])
+            timing = _timing([t for g in self.games for t in g.times.get(role, [])])
+            choices = _timing([t for g in self.games for t in g.choice_times.get(role, [])])
+            timing["choice_decisions"] = choices["decisions"]
+            timing["choice_median_ms"] = choices["median_ms"]
+            timing["choice_p95_ms"] = choices["p95_ms"]
+            out[f"time_{role}"] = timing
         return out
 
 
@@ -234,19 +244,25 @@ def _stderr(text: str) -> None:
     sys.stderr.flush()
 
 
+def _time_line(bot: str, t: dict[str, Any]) -> str:
+    line = f"time per decision, {bot}: median {t['median_ms']} ms, p95 {t['p95_ms']} ms ({t['decisions']} decisions)"
+    if "choice_median_ms" in t:
+        line += (
+            f"; with a choice to make: median {t['choice_median_ms']} ms, p95 {t['choice_p95_ms']} ms"
+            f" ({t['choice_decisions']})"
+        )
+    return line
+
+
 def format_report(summary: dict[str, Any]) -> str:
     """The summary as a few lines of text."""
     s = summary
     lo, hi = s["ci95_a"]
-    ta, tb = s["time_a"], s["time_b"]
     return "\n".join([
         f"{s['variant']} {s['options']}: {s['a']} vs {s['b']}, {s['deals']} duplicate deals ({s['hands']} hands),"
         f" seed {s['seed']}, {s['seconds']}s",
         f"hands won: {s['a']} {s['won_a']}, {s['b']} {s['won_b']}, draws {s['draws']}",
         f"{s['a']} wins {100 * s['win_rate_a']:.1f}% of hands (95% CI {100 * lo:.1f}%–{100 * hi:.1f}%)",
         f"mean point margin of {s['a']}: {s['mean_margin_a']:+.1f} (±{s['margin_ci95_a']:.1f})",
-        f"time per decision, {s['a']}: median {ta['median_ms']} ms, p95 {ta['p95_ms']} ms"
-        f" ({ta['decisions']} decisions)",
-        f"time per decision, {s['b']}: median {tb['median_ms']} ms, p95 {tb['p95_ms']} ms"
-        f" ({tb['decisions']} decisions)",
+        *(_time_line(s[key], s[role]) for key, role in (("a", "time_a"), ("b", "time_b"))),
     ])

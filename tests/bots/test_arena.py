@@ -60,3 +60,10 @@ def test_arena_command_refuses_unknown_bots_and_options() -> None:
     with pytest.raises(CommandError, match="hand_size"):
         call_command("arena", "--a", "level-1", "--b", "level-1", "--deals", "1", "--option", "hand_size=7",
                      "--no-progress", stdout=io.StringIO())
+
+
+def test_times_count_the_decisions_with_a_choice_apart() -> None:
+    summary = run_arena("dos", {}, "level-3", "level-1", deals=2, seed=3).summary()
+    timing = summary["time_a"]
+    assert 0 < timing["choice_decisions"] < timing["decisions"]  # the last trick never leaves a choice
+    assert 0.0 <= summary["ci95_a"][0] <= summary["ci95_a"][1] <= 1.0
