@@ -118,5 +118,24 @@ def page_not_found(request: HttpRequest, exception: Exception) -> JsonResponse:
     return problem_response(404, "not_found", str(exceptions.NotFound.default_detail))
 
 
+def api_route_not_found(request: HttpRequest) -> JsonResponse:
+    """The view of every unknown path under ``/api/``: a problem, naming the path with a slash when
+    that is a route (``POST /api/v1/players`` → ``/api/v1/players/``)."""
+    detail = str(exceptions.NotFound.default_detail)
+    with_slash = request.path if request.path.endswith("/") else request.path + "/"
+    if with_slash != request.path and _resolves(with_slash):
+        detail = f"No route {request.path}; the route is {with_slash} (with the trailing slash)."
+    return problem_response(404, "not_found", detail)
+
+
+def _resolves(path: str) -> bool:
+    from django.urls import Resolver404, resolve  # the URLconf imports this module
+
+    try:
+        return resolve(path).func is not api_route_not_found
+    except Resolver404:
+        return False
+
+
 def server_error(request: HttpRequest) -> JsonResponse:
     return problem_response(500, "server_error", "A server error occurred.")

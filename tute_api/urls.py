@@ -1,10 +1,10 @@
 """The project's URLs: probes, the OpenAPI schema and docs, the API under /api/v1/, the admin."""
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from tute_api import health
+from tute_api import errors, health
 
 # The versioned API: each app's routes.
 api_v1_urlpatterns: list[object] = [
@@ -19,6 +19,9 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/v1/", include((api_v1_urlpatterns, "api_v1"))),
+    # Any other path under /api/ is a JSON 404, also with DEBUG on, and instead of the slash-appending
+    # redirect of CommonMiddleware (which cannot redirect a POST: a 500 with DEBUG on).
+    re_path(r"^api/", errors.api_route_not_found),
     path("admin/", admin.site.urls),
 ]
 

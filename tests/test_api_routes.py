@@ -1,0 +1,25 @@
+"""Unknown paths under /api/ answer problem details, whatever DEBUG says and whatever the method."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+
+@pytest.mark.parametrize("debug", [True, False])
+@pytest.mark.parametrize("method", ["get", "post", "delete"])
+def test_an_unknown_api_path_is_a_json_404(client: Client, settings, debug: bool, method: str) -> None:
+    settings.DEBUG = debug
+    response = getattr(client, method)("/api/v1/nothing/here", content_type="application/json")
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/problem+json"
+    assert response.json()["code"] == "not_found"
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_a_route_without_its_trailing_slash_is_named_not_redirected(client: Client, settings, debug: bool) -> None:
+    settings.DEBUG = debug
+    response = client.post("/api/v1/players", {"username": "ana"}, content_type="application/json")
+    assert response.status_code == 404
+    assert "/api/v1/players/" in response.json()["detail"]
+    assert client.get("/api/v1/variants").json()["detail"].endswith("(with the trailing slash).")
