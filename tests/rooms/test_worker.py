@@ -41,7 +41,14 @@ def test_a_seat_that_stops_calling_is_disconnected_then_the_match_is_cancelled(c
     run_beat(30, lambda: Match.objects.get(pk=match_id).status != "active", (host, match_id))
     elapsed = time.monotonic() - start
     assert Match.objects.get(pk=match_id).status == "cancelled", types(match_id)
-    assert types(match_id)[-2:] == ["seat_disconnected", "match_cancelled"]
+    assert types(match_id)[-1] == "match_cancelled"
+    # Under a loaded machine the host's own heartbeats may come late and flap its seat too; the friend's
+    # seat must have been disconnected, and never reconnected, before the cancellation.
+    friend_seat = [
+        e.type for e in Event.objects.filter(match_id=match_id, seat=1).order_by("seq")
+        if e.type in ("seat_disconnected", "seat_reconnected")
+    ]
+    assert friend_seat == ["seat_disconnected"], types(match_id)
     assert elapsed > 2.5, "not before the timeout and the grace"
     cancelled = Event.objects.filter(match_id=match_id, type="match_cancelled").get()
     assert cancelled.data == {"reason": "seat_abandoned", "seat": 1}
