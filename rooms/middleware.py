@@ -29,6 +29,10 @@ class PresenceMiddleware:
         if found is None:
             return self.get_response(request)
         match_id = found["match_id"]
+        from . import presence  # imported late: the middleware loads before DRF's settings
+
+        if not presence.is_tracked(match_id):  # one human against bots (M3), or not started or over
+            return self.get_response(request)
         if request.GET.get("wait", "0") not in ("", "0"):
             self._touch(match_id, _bearer_player(request))
         response = self.get_response(request)
@@ -41,7 +45,7 @@ class PresenceMiddleware:
     def _touch(match_id: str, player: Player | None) -> None:
         if player is None:
             return
-        from . import presence  # imported late: the middleware loads before DRF's settings
+        from . import presence
 
         try:
             presence.touch(match_id=match_id, player_id=player.pk)

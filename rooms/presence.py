@@ -68,6 +68,32 @@ def timings_of(match_id: UUID | str) -> Timings:
 
 # -- the hot path -------------------------------------------------------------------------------
 
+#: What :func:`is_tracked` learned for good, per match id; process-local and bounded.
+_TRACKED: dict[str, bool] = {}
+_TRACKED_MAX = 10_000
+
+
+def is_tracked(match_id: UUID | str) -> bool:
+    """Whether calls on the match count for presence: it is active with more than one human (M2).
+
+    One query the first time a process asks; the answer is then kept, since it cannot change for a
+    match that has started: its humans stay, and one that is over has no presence rows left. So a
+    match of one human against bots (M3) costs its calls no presence query at all."""
+    key = str(match_id)
+    known = _TRACKED.get(key)
+    if known is not None:
+        return known
+    row = Match.objects.filter(pk=key).values_list("status", "seating").first()
+    if row is None or row[0] == MatchStatus.WAITING:
+        return False  # its seats may still fill: ask again next time
+    status, seating = row
+    tracked = status == MatchStatus.ACTIVE and sum(1 for s in seating if s["player"]) > 1
+    if len(_TRACKED) >= _TRACKED_MAX:
+        _TRACKED.pop(next(iter(_TRACKED)))
+    _TRACKED[key] = tracked
+    return tracked
+
+
 
 def touch(*, match_id: UUID | str, player_id: object, now: datetime | None = None) -> bool:
     """The player called the API on the match: refresh their seat; reconnect it if it was

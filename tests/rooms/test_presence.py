@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.test import TestCase
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games.models import Event, Match
@@ -146,3 +148,28 @@ def test_a_long_poll_counts_as_presence():
     seq = Match.objects.get(pk=match_id).seq
     friend.get(f"/api/v1/matches/{match_id}", {"after": seq - 1, "wait": 5})
     assert Presence.objects.get(match_id=match_id, seat=1).last_seen > old
+
+
+def test_calls_on_a_match_of_one_human_against_bots_cost_no_presence_query():
+    me = new_player()
+    created = me.post("/api/v1/matches/", {"variant": "dos", "seats": [{"player": "me"}, {"bot": "level-1"}]}).json()
+    me.get(f"/api/v1/matches/{created['id']}")  # the first call of this process asks once
+    with CaptureQueriesContext(connection) as queries:
+        me.get(f"/api/v1/matches/{created['id']}", {"after": 0, "wait": 1})
+        me.get(f"/api/v1/matches/{created['id']}/events", {"after": 0})
+    assert queries.captured_queries, "the calls ran queries of their own"
+    presence_table = Presence._meta.db_table
+    assert [q["sql"] for q in queries.captured_queries if presence_table in q["sql"]] == []
+
+
+def test_is_tracked_only_for_a_started_match_with_more_than_one_human():
+    me = new_player()
+    vs_bots = me.post("/api/v1/matches/", {"variant": "dos", "seats": [{"player": "me"}, {"bot": "level-1"}]}).json()
+    assert presence.is_tracked(vs_bots["id"]) is False
+    host, guest = new_player("host"), new_player("guest")
+    waiting = host.post("/api/v1/matches/", {"variant": "dos", "seats": [{"player": "me"}, {"open": True}]}).json()
+    assert presence.is_tracked(waiting["id"]) is False, "no presence before the match starts"
+    guest.post(f"/api/v1/matches/{waiting['id']}/join", {"invite_code": waiting["invite_code"]})
+    assert presence.is_tracked(waiting["id"]) is True, "a waiting match is asked again once it started"
+    room, _ = friends_match()
+    assert presence.is_tracked(room["match"]["id"]) is True
