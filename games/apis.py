@@ -40,7 +40,7 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
     OpenApiParameter.HEADER,
     description="A unique key per request (e.g. a UUID): a retry with the same key and body returns the "
     "first answer and changes nothing; the same key with another request is refused (422 "
-    "`idempotency_key_reused`).",
+    "`idempotency_key_reused`). Keys are remembered for 24 hours (the service's `IDEMPOTENCY_KEY_HOURS`).",
 )
 MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The match's id.")
 

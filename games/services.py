@@ -12,10 +12,11 @@ import logging
 import random
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -360,6 +361,13 @@ def _idempotent_reply(player: Player, idempotency: Idempotency) -> Reply | None:
             code=ErrorCode.IDEMPOTENCY_KEY_REUSED,
         )
     return Reply(record.status_code, record.body, replayed=True)
+
+
+def idempotency_records_purge(*, now: datetime | None = None) -> int:
+    """Delete the recorded answers older than ``IDEMPOTENCY_KEY_HOURS``; returns how many."""
+    cutoff = (now or timezone.now()) - timedelta(hours=settings.IDEMPOTENCY_KEY_HOURS)
+    deleted, _ = IdempotencyRecord.objects.filter(created_at__lt=cutoff).delete()
+    return deleted
 
 
 def _reply(player: Player, idempotency: Idempotency | None, reply: Reply) -> Reply:

@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
 from django.db import DatabaseError
 
 from . import services, turns
+
+#: A task that plays or delivers a turn: acknowledged once done (a worker lost mid-task leaves it on
+#: the queue), retried with backoff while the database is unreachable.
+RETRYING: dict[str, Any] = {
+    "acks_late": True,
+    "autoretry_for": (DatabaseError,),
+    "retry_backoff": 0.5,
+    "retry_backoff_max": 10,
+    "retry_jitter": True,
+    "max_retries": 8,
+}
 
 
 @shared_task
@@ -14,14 +27,7 @@ def ping() -> str:
     return "pong"
 
 
-@shared_task(
-    acks_late=True,
-    autoretry_for=(DatabaseError,),
-    retry_backoff=0.5,
-    retry_backoff_max=10,
-    retry_jitter=True,
-    max_retries=8,
-)
+@shared_task(**RETRYING)
 def play_bot_turns(match_id: str, seq: int) -> int:
     """Play the built-in bots' turns of a match that stands at ``seq``; a later seq makes it a no-op."""
     return services.bot_turns_play(match_id=match_id, seq=seq)
@@ -33,14 +39,7 @@ def sweep_bot_turns() -> int:
     return services.bot_turns_sweep()
 
 
-@shared_task(
-    acks_late=True,
-    autoretry_for=(DatabaseError,),
-    retry_backoff=0.5,
-    retry_backoff_max=10,
-    retry_jitter=True,
-    max_retries=8,
-)
+@shared_task(**RETRYING)
 def deliver_turn(match_id: str, seq: int) -> str:
     """Call the webhook bot that must act in a match standing at ``seq``; a later seq makes it a no-op."""
     return turns.turn_deliver(match_id=match_id, seq=seq)
@@ -50,3 +49,9 @@ def deliver_turn(match_id: str, seq: int) -> str:
 def sweep_webhook_turns() -> int:
     """Queue again the webhook calls of matches idle on a webhook bot's turn (run by Celery beat)."""
     return turns.webhook_turns_sweep()
+
+
+@shared_task
+def purge_idempotency_records() -> int:
+    """Forget the answers to ``Idempotency-Key`` requests older than the keys' lifetime (Celery beat)."""
+    return services.idempotency_records_purge()

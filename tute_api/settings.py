@@ -219,7 +219,11 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-webhook-turns": {"task": "games.tasks.sweep_webhook_turns", "schedule": 30.0},
     # Disconnect silent seats, cancel matches whose grace ran out, play expired turn clocks (M2).
     "sweep-presence": {"task": "rooms.tasks.sweep_presence", "schedule": PRESENCE_SWEEP_SECONDS},
+    "purge-idempotency-records": {"task": "games.tasks.purge_idempotency_records", "schedule": 3600.0},
 }
+
+# Hours an Idempotency-Key's first answer is kept (a retry within them gets it again); then purged.
+IDEMPOTENCY_KEY_HOURS = env.int("IDEMPOTENCY_KEY_HOURS", default=24)
 
 # Where waiting requests hear that a match moved on (games/live.py): Redis pub/sub, or in process.
 # Defaults to the Celery broker when that is Redis, else in process (one server process, as make run).

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 import pytest
 from django.test import override_settings
+from django.utils import timezone
 
+from games import tasks
 from games.models import Event, IdempotencyRecord, Match, MatchStatus, Seat
 from tests.problems import problem
 
@@ -276,6 +279,18 @@ def test_a_retried_create_with_the_same_key_creates_one_match():
         other.post("/api/v1/matches/", VS_BOTS, headers={"Idempotency-Key": "create-1"}).json()["id"]
         != first.json()["id"]
     )
+
+
+def test_answers_to_idempotency_keys_are_purged_after_their_lifetime(settings):
+    settings.IDEMPOTENCY_KEY_HOURS = 24
+    me = new_player()
+    first = me.post("/api/v1/matches/", VS_BOTS, headers={"Idempotency-Key": "old"}).json()
+    me.post("/api/v1/matches/", VS_BOTS, headers={"Idempotency-Key": "fresh"})
+    IdempotencyRecord.objects.filter(key="old").update(created_at=timezone.now() - timedelta(hours=25))
+    assert tasks.purge_idempotency_records() == 1
+    assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["fresh"]
+    again = me.post("/api/v1/matches/", VS_BOTS, headers={"Idempotency-Key": "old"}).json()
+    assert again["id"] != first["id"], "a purged key is a new request"
 
 
 # -- rate limits ----------------------------------------------------------------------------------
