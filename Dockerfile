@@ -20,6 +20,7 @@ COPY manage.py ./
 COPY tute_api ./tute_api
 COPY games ./games
 COPY players ./players
+COPY rooms ./rooms
 # collectstatic needs a SECRET_KEY to load the settings; this one only lives in this build step.
 RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
     && useradd --system --home-dir /app --no-create-home tute \
@@ -28,4 +29,7 @@ RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
 USER tute
 EXPOSE 8000
 
-CMD ["sh", "-c", "exec gunicorn tute_api.wsgi:application --bind 0.0.0.0:${PORT} --workers ${WEB_CONCURRENCY:-2} --access-logfile -"]
+# Threads, not sync workers: a long poll or an event stream holds its thread while it waits. Several
+# processes of a few threads each, as Python runs one thread of a process at a time (docs/performance.md),
+# and a database pool of one connection per thread.
+CMD ["sh", "-c", "exec env DATABASE_POOL_SIZE=${DATABASE_POOL_SIZE:-${WEB_THREADS:-8}} gunicorn tute_api.wsgi:application --bind 0.0.0.0:${PORT} --workers ${WEB_CONCURRENCY:-4} --worker-class gthread --threads ${WEB_THREADS:-8} --access-logfile -"]

@@ -61,3 +61,19 @@ def test_migrations_run_once_before_the_app(services):
     migrate = services["migrate"]
     assert migrate["command"] == ["python", "manage.py", "migrate", "--noinput"]
     assert migrate["depends_on"]["postgres"]["condition"] == "service_healthy"
+
+
+def test_the_image_holds_every_app_of_the_project():
+    from django.conf import settings
+
+    dockerfile = (BASE_DIR / "Dockerfile").read_text()
+    ours = [app for app in settings.INSTALLED_APPS if (BASE_DIR / app.split(".")[0]).is_dir()]
+    assert ours, "the project's own apps are in INSTALLED_APPS"
+    for app in ours:
+        package = app.split(".")[0]
+        assert f"COPY {package} ./{package}" in dockerfile, f"{package} is not copied into the image"
+
+
+def test_the_image_serves_with_threads_so_that_long_polls_do_not_block_it():
+    command = (BASE_DIR / "Dockerfile").read_text().split("CMD ", 1)[1]
+    assert "--worker-class gthread" in command and "--threads" in command
