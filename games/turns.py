@@ -59,12 +59,17 @@ _MOVED_ON = {ErrorCode.STALE_SEQ.value, engine.Code.NOT_YOUR_TURN.value, engine.
 
 
 def registered_bot(bot_id: str) -> Player | None:
-    """The player of the registered bot with that id, if there is one."""
+    """The player of the registered bot with that id, if there is one and it is not retired.
+
+    Call it in a transaction: the bot's row stays locked until it commits, so a bot cannot be
+    retired while a match seating it is being created (``players.services.bot_retire``).
+    """
     try:
         pk = UUID(bot_id)
     except ValueError:
         return None
-    bot = Bot.objects.select_related("player").filter(pk=pk).first()
+    found = Bot.objects.select_for_update(of=("self",)).select_related("player")
+    bot = found.filter(pk=pk, retired_at__isnull=True).first()
     return bot.player if bot is not None else None
 
 

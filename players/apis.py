@@ -14,8 +14,15 @@ from rest_framework.views import APIView
 from tute_api.schema import problems
 
 from .models import Bot, BotDelivery
-from .selectors import bot_owned, bot_stats, bots_of
-from .services import bot_credentials_rotate, bot_register, player_create, player_token_rotate
+from .selectors import bot_of_owner, bot_owned, bot_stats, bots_of
+from .services import (
+    bot_credentials_rotate,
+    bot_register,
+    bot_retire,
+    bot_update,
+    player_create,
+    player_token_rotate,
+)
 
 USERNAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{2,29}$"
 
@@ -128,9 +135,9 @@ class LatencySerializer(serializers.Serializer):
 class BotStatsOutputSerializer(serializers.Serializer):
     bot_id = serializers.UUIDField()
     delivery = serializers.ChoiceField(choices=BotDelivery.choices)
-    turns = serializers.IntegerField(help_text="Webhook calls made (poll bots: 0).")
-    ok = serializers.IntegerField(help_text="Calls whose reply was played.")
-    timeouts = serializers.IntegerField(help_text="Replies later than `timeout_ms`, or none.")
+    turns = serializers.IntegerField(help_text="Turns counted: webhook calls, or a poll bot's turns.")
+    ok = serializers.IntegerField(help_text="Turns whose reply (or polled action) was played.")
+    timeouts = serializers.IntegerField(help_text="Replies (or polled actions) later than `timeout_ms`, or none.")
     errors = serializers.IntegerField(help_text="Calls that failed or whose reply was not an action.")
     illegal = serializers.IntegerField(help_text="Replies that the rules refused.")
     fallbacks = serializers.IntegerField(help_text="Level-2 moves played for the bot: timeouts + errors + illegal.")
@@ -151,6 +158,11 @@ _BOT_CREDENTIALS_EXAMPLE = {
     "secret": "4f9c0e7d2a1b8c3d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d",
 }
 BOT_ID = OpenApiParameter("bot_id", UUID, OpenApiParameter.PATH, description="The bot's id.")
+_BOT_NOT_FOUND = "`not_found`: no such bot among the caller's (also when it is someone else's, or retired)."
+_TIMEOUT_HELP = (
+    "100 to 10000 ms: how long the bot may take on a turn (a webhook call, or a polled turn), after which "
+    "a level-2 move is played for it."
+)
 
 
 def _bot_fields(bot: Bot) -> dict[str, object]:
@@ -174,7 +186,7 @@ class BotsApi(APIView):
             required=False, max_length=500, help_text="With `webhook`: the http(s) URL the turns are POSTed to."
         )
         timeout_ms = serializers.IntegerField(
-            required=False, min_value=100, max_value=10_000, help_text="With `webhook`: 100 to 10000; 2000 by default."
+            required=False, min_value=100, max_value=10_000, help_text=_TIMEOUT_HELP + " 2000 by default."
         )
 
     @extend_schema(
@@ -243,9 +255,10 @@ class BotTokenRotateApi(APIView):
 class BotStatsApi(APIView):
     @extend_schema(
         operation_id="bots_stats",
-        summary="How a bot's webhook calls went",
-        description="Only the bot's owner. Counts every webhook call by outcome; a timeout, an error or an "
-        "illegal reply was replaced by a level-2 move (a `bot_fallback` event in the match's log).",
+        summary="How a bot's turns went",
+        description="Only the bot's owner. Counts every webhook call, and every turn of a poll bot, by outcome; "
+        "a timeout, an error or an illegal reply was replaced by a level-2 move (a `bot_fallback` event in the "
+        "match's log). A poll bot's latency runs from the start of its turn to its action.",
         parameters=[BOT_ID],
         responses={200: BotStatsOutputSerializer, **problems(401, 403, 404, 429, s403="`not_your_bot`.",
                                                              s404="`unknown_bot`.")},  # fmt: skip
@@ -263,3 +276,83 @@ class BotStatsApi(APIView):
     def get(self, request: Request, bot_id: UUID) -> Response:
         bot = bot_owned(bot_id=bot_id, owner=request.user)
         return Response(BotStatsOutputSerializer(bot_stats(bot=bot)).data)
+
+
+class BotApi(APIView):
+    """One of the caller's bots: ``GET`` it, ``PATCH`` how it gets its turns, ``DELETE`` (retire) it."""
+
+    class BotUpdateInputSerializer(serializers.Serializer):
+        delivery = serializers.ChoiceField(choices=BotDelivery.choices, required=False)
+        webhook_url = serializers.CharField(
+            required=False,
+            allow_null=True,
+            max_length=500,
+            help_text="The http(s) URL of a webhook bot, checked as at registration; null for none. Turning a "
+            "bot to `poll` drops its URL.",
+        )
+        timeout_ms = serializers.IntegerField(required=False, min_value=100, max_value=10_000, help_text=_TIMEOUT_HELP)
+
+    @extend_schema(
+        operation_id="bots_retrieve",
+        summary="One of the caller's bots",
+        description="As `GET /api/v1/bots/` lists it. Only the owner: anyone else gets 404, as for a bot that "
+        "does not exist.",
+        parameters=[BOT_ID],
+        responses={200: BotOutputSerializer, **problems(401, 404, 429, s404=_BOT_NOT_FOUND)},
+        examples=[OpenApiExample("My bot", value=_BOT_EXAMPLE, response_only=True)],
+        tags=["bots"],
+    )
+    def get(self, request: Request, bot_id: UUID) -> Response:
+        bot = bot_of_owner(bot_id=bot_id, owner=request.user)
+        return Response(BotOutputSerializer(_bot_fields(bot)).data)
+
+    @extend_schema(
+        operation_id="bots_update",
+        summary="Change how a bot gets its turns",
+        description="Any of `delivery`, `webhook_url` and `timeout_ms`; the others keep their values. The "
+        "result is checked as at registration (a webhook bot needs an http(s) URL that resolves only to public "
+        "addresses); if it is refused, nothing changes. The change applies from the bot's next turn. Only "
+        "the owner.",
+        request=BotUpdateInputSerializer,
+        parameters=[BOT_ID],
+        responses={
+            200: BotOutputSerializer,
+            **problems(400, 401, 404, 422, 429, s404=_BOT_NOT_FOUND,
+                       s422="`invalid_webhook_url` (also: a webhook bot without a URL, a poll bot with one) or "
+                       "`webhook_address_not_allowed`."),
+        },  # fmt: skip
+        examples=[
+            OpenApiExample(
+                "To webhook",
+                value={"delivery": "webhook", "webhook_url": "https://bots.example.com/tute", "timeout_ms": 2000},
+                request_only=True,
+            ),
+            OpenApiExample("Back to polling", value={"delivery": "poll"}, request_only=True),
+            OpenApiExample("Changed", value=_BOT_EXAMPLE, response_only=True),
+        ],
+        tags=["bots"],
+    )
+    def patch(self, request: Request, bot_id: UUID) -> Response:
+        bot = bot_of_owner(bot_id=bot_id, owner=request.user)  # first: a stranger learns nothing from a 400
+        serializer = self.BotUpdateInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        bot = bot_update(bot=bot, **serializer.validated_data)
+        return Response(BotOutputSerializer(_bot_fields(bot)).data)
+
+    @extend_schema(
+        operation_id="bots_retire",
+        summary="Retire a bot",
+        description="Its token stops working at once, it is no longer listed and no match can seat it; its "
+        "finished matches and records stay. Refused while the bot sits in a match that is waiting or active "
+        "(409 `bot_in_play`, with that `match_id`). Only the owner.",
+        parameters=[BOT_ID],
+        responses={
+            204: None,
+            **problems(401, 404, 409, 429, s404=_BOT_NOT_FOUND,
+                       s409="`bot_in_play`: the bot sits in a waiting or active match (`match_id`)."),
+        },  # fmt: skip
+        tags=["bots"],
+    )
+    def delete(self, request: Request, bot_id: UUID) -> Response:
+        bot_retire(bot=bot_of_owner(bot_id=bot_id, owner=request.user))
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -73,30 +73,38 @@ class Bot(models.Model):
 
     The bot *is* its :class:`Player` (the primary key is the player's id), so its bearer token, its
     seats and the actions endpoint work as for anyone. The ``secret`` keys the HMAC that signs each
-    webhook call, so, unlike a token, it is stored as issued.
+    webhook call, so, unlike a token, it is stored as issued. A retired bot (``retired_at``) keeps its
+    player, whose seats in finished matches refer to it, but has no token and takes no new seat.
     """
 
     player = models.OneToOneField(Player, on_delete=models.CASCADE, primary_key=True, related_name="bot")
     owner = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="bots")
     delivery = models.CharField(max_length=8, choices=BotDelivery.choices)
     webhook_url = models.URLField(max_length=500, blank=True)
-    timeout_ms = models.PositiveIntegerField(default=2000, help_text="How long a webhook call may take.")
+    timeout_ms = models.PositiveIntegerField(
+        default=2000, help_text="How long the bot may take on a turn (a webhook call, or a polled turn)."
+    )
     secret = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
+    retired_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the owner retired the bot: its tokens are gone and it takes no seat."
+    )
 
     def __str__(self) -> str:
         return f"bot {self.player_id} ({self.delivery})"
 
 
 class BotCallOutcome(models.TextChoices):
-    OK = "ok"  # the reply's action was played
-    TIMEOUT = "timeout"  # no reply within timeout_ms: a level-2 move was played instead
+    OK = "ok"  # the reply's action (or a poll bot's own action) was played
+    TIMEOUT = "timeout"  # no reply (or no polled action) within timeout_ms: a level-2 move was played instead
     ERROR = "error"  # no usable reply (connection refused, HTTP error, not an action): level-2 instead
     ILLEGAL = "illegal"  # an action the rules refuse: level-2 instead
 
 
 class BotCall(models.Model):
-    """One webhook call to a bot and how it went: what ``GET /api/v1/bots/{id}/stats`` counts."""
+    """One turn of a bot and how it went: a webhook call, or a poll bot's turn (its action, or the
+    level-2 move played when it did not act within ``timeout_ms``). What ``GET /api/v1/bots/{id}/stats``
+    counts."""
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="calls")
     match_id = models.UUIDField()

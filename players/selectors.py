@@ -20,19 +20,31 @@ def player_by_token(token: str) -> Player | None:
 
 
 def bots_of(*, owner: Player) -> QuerySet[Bot]:
-    return Bot.objects.filter(owner=owner).select_related("player").order_by("created_at")
+    """The owner's bots that are not retired, oldest first."""
+    return Bot.objects.filter(owner=owner, retired_at__isnull=True).select_related("player").order_by("created_at")
 
 
 def bot_owned(*, bot_id: UUID, owner: Player) -> Bot:
-    """The bot, if ``owner`` owns it: 404 ``unknown_bot``, or 403 ``not_your_bot``."""
+    """The bot, if ``owner`` owns it: 404 ``unknown_bot`` (also once retired), or 403 ``not_your_bot``."""
     # Imported here: players.authentication imports this module while DRF's views are loading.
     from .errors import NotYourBot, UnknownBot
 
-    bot = Bot.objects.select_related("player").filter(pk=bot_id).first()
+    bot = Bot.objects.select_related("player").filter(pk=bot_id, retired_at__isnull=True).first()
     if bot is None:
         raise UnknownBot()
     if bot.owner_id != owner.pk:
         raise NotYourBot("Only the bot's owner may see or change it.")
+    return bot
+
+
+def bot_of_owner(*, bot_id: UUID, owner: Player) -> Bot:
+    """The owner's bot, not retired; 404 ``not_found`` otherwise, whether the bot does not exist or is
+    someone else's (``GET``/``PATCH``/``DELETE /api/v1/bots/{id}`` do not tell the two apart)."""
+    from .errors import BotNotFound
+
+    bot = Bot.objects.select_related("player").filter(pk=bot_id, owner=owner, retired_at__isnull=True).first()
+    if bot is None:
+        raise BotNotFound()
     return bot
 
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from django.test import TestCase
+
 from tests.games.helpers import Api, new_player
 
 
@@ -36,6 +38,17 @@ def register(delivery: str = "poll", owner: Api | None = None, **spec: Any) -> R
     assert created.status_code == 201, created.content
     body = created.json()
     return Registered(owner, Api(body["token"], body["name"]), body)
+
+
+def patch(api: Api, path: str, body: Any) -> Any:
+    """``PATCH`` as ``api``'s player (``Api`` has no such method), running the on-commit callbacks."""
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return api.client.patch(path, body, format="json")
+
+
+def delete(api: Api, path: str) -> Any:
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        return api.client.delete(path)
 
 
 @dataclass
