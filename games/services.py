@@ -187,6 +187,7 @@ def match_act(
         events = engine.push(state, seat, action)
     except engine.EngineError as exc:
         raise engine_error(exc) from None
+    turns.poll_action_record(player=player, match=match)  # a poll bot's move counts in its stats (no query for others)
     _record(match, state, events)
     return _reply(player, idempotency, Reply(200, adapter.match_body(match, seat, state)))
 

@@ -47,8 +47,15 @@ def deliver_turn(match_id: str, seq: int) -> str:
 
 @shared_task
 def sweep_webhook_turns() -> int:
-    """Queue again the webhook calls of matches idle on a webhook bot's turn (run by Celery beat)."""
-    return turns.webhook_turns_sweep()
+    """Queue again the webhook calls of matches idle on a webhook bot's turn, and play a level-2 move for
+    the poll bots idle past their timeout whose expiry was lost (run by Celery beat)."""
+    return turns.webhook_turns_sweep() + turns.poll_turns_sweep()
+
+
+@shared_task(**RETRYING)
+def expire_poll_turn(match_id: str, seq: int) -> bool:
+    """Play a level-2 move for the poll bot to act at ``seq`` if its time is over; a later seq makes it a no-op."""
+    return turns.poll_turn_expire(match_id=match_id, seq=seq)
 
 
 @shared_task

@@ -20,7 +20,10 @@ class TurnSerializer(serializers.Serializer):
     seq = serializers.IntegerField(help_text="The match's seq: send it back as the action's `expected_seq`.")
     seat = serializers.IntegerField(help_text="The caller's seat.")
     deadline_ms = serializers.IntegerField(
-        allow_null=True, help_text="null here: a polled turn has no clock. A webhook call carries the bot's timeout."
+        allow_null=True,
+        help_text="For a poll bot: the milliseconds left of its `timeout_ms`, counted from the start of the turn, "
+        "before a level-2 move is played for it (0: at any moment). null for anyone else. A webhook call carries "
+        "the bot's `timeout_ms`.",
     )
     view = MatchSerializer(help_text="The match as the caller's seat sees it.")
     legal_actions = serializers.ListField(child=ActionField(), help_text="Each exactly as it would be posted.")
@@ -40,7 +43,8 @@ class MyTurnsApi(APIView):
         description="Every active match where it is the caller's turn, with the caller's view and "
         "`legal_actions`. With `wait`, answers as soon as there is one, or with an empty list after `wait` "
         "seconds. Answer each with `POST /matches/{match_id}/actions` and `expected_seq`. This is how a "
-        "`poll` bot gets its turns (docs/http-bots.md); any player may use it.",
+        "`poll` bot gets its turns (docs/http-bots.md), within its `timeout_ms` (`deadline_ms` says what is "
+        "left); any player may use it.",
         parameters=[
             OpenApiParameter(
                 "wait", int, description=f"Whole seconds to wait for a turn (at most {MAX_WAIT_SECONDS}); 0 by default."
@@ -56,7 +60,7 @@ class MyTurnsApi(APIView):
                             "match_id": examples.MATCH_VIEW.value["id"],
                             "seq": examples.MATCH_VIEW.value["seq"],
                             "seat": examples.MATCH_VIEW.value["my_seat"],
-                            "deadline_ms": None,
+                            "deadline_ms": 1850,
                             "view": examples.MATCH_VIEW.value,
                             "legal_actions": examples.MATCH_VIEW.value["legal_actions"],
                         }

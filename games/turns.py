@@ -1,4 +1,4 @@
-"""Turns of registered bots (docs/http-bots.md): the poll feed and webhook delivery.
+"""Turns of registered bots (docs/http-bots.md): the poll feed, webhook delivery, and timeouts.
 
 A registered bot is a player (``players.models.Bot``), so it acts through the ordinary actions
 endpoint. This module tells it when to act:
@@ -12,10 +12,19 @@ endpoint. This module tells it when to act:
   A late, malformed or illegal reply is replaced by a level-2 move, logged as a ``bot_fallback``
   event (the engine's replay skips it) right before the move's own events, and counted in the
   bot's stats.
+- **timeouts of poll bots**: a poll bot's turn is timed too. :func:`turn_announce` queues
+  ``games.tasks.expire_poll_turn`` with a countdown of the bot's ``timeout_ms`` plus
+  :data:`POLL_SLACK_SECONDS`; if the bot has not acted by then, :func:`poll_turn_expire` plays the
+  same level-2 fallback (reason ``timeout``). :func:`poll_turns_sweep` (in the beat task
+  ``games.tasks.sweep_webhook_turns``) expires the turns whose task was lost. A poll bot's own
+  action is counted ``ok`` in its stats by :func:`poll_action_record`, timed from the start of its
+  turn.
 
 With no broker the tasks run in process, inside the on-commit of the request that made the turn.
 A match of bots then plays on turn after turn; the deliveries run one after another in a loop
-(:func:`_queue_delivery`) rather than nested in one another, so the stack stays flat.
+(:func:`_queue_delivery`) rather than nested in one another, so the stack stays flat. A countdown
+cannot wait in process: there, no expiry is queued at all (a poll bot's turn is never cut short at
+once), and only a call of :func:`poll_turns_sweep` expires the turns that are overdue.
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ import random
 import threading
 import time
 from collections import deque
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -56,6 +65,22 @@ FALLBACK_LEVEL = "level-2"
 MAX_TURNS = 50
 #: Codes of a refused action that mean the match moved on without the bot: nothing to replace.
 _MOVED_ON = {ErrorCode.STALE_SEQ.value, engine.Code.NOT_YOUR_TURN.value, engine.Code.MATCH_NOT_ACTIVE.value}
+#: Seconds past a poll bot's ``timeout_ms`` at which its expiry task runs: room for the time between
+#: the turn's commit and its announcement, and for a worker's clock a little behind the server's
+#: (an expiry that runs early does nothing; the sweep then expires the turn).
+POLL_SLACK_SECONDS = 0.5
+
+#: Ids of players known to be no registered bot, so that their actions and turns query nothing about
+#: bots. Registering a bot always makes a new player, so a player that is no bot never becomes one:
+#: the set is never wrong, only incomplete. Per process; emptied when it reaches _NO_BOTS_MAX.
+_no_bots: set[str] = set()
+_NO_BOTS_MAX = 100_000
+
+
+def _no_bot_remember(player_id: object) -> None:
+    if len(_no_bots) >= _NO_BOTS_MAX:
+        _no_bots.clear()
+    _no_bots.add(str(player_id))
 
 
 def registered_bot(bot_id: str) -> Player | None:
@@ -89,13 +114,32 @@ def after_record(match: Match) -> None:
 
 
 def turn_announce(match_id: UUID, seq: int, player_id: str) -> None:
-    """Wake the player's ``/me/turns`` polls; queue the webhook call of a webhook bot."""
+    """Wake the player's ``/me/turns`` polls; queue the webhook call of a webhook bot, or the expiry
+    of a poll bot's turn."""
     try:
         live.publish(live.player_channel(player_id))
     except Exception:  # a poll times out and reads again; the turn is in the database
         logger.exception("Could not announce a turn to player %s", player_id)
-    if Bot.objects.filter(pk=player_id, delivery=BotDelivery.WEBHOOK).exists():
+    if str(player_id) in _no_bots:
+        return
+    bot = Bot.objects.filter(pk=player_id).values_list("delivery", "timeout_ms").first()
+    if bot is None:
+        _no_bot_remember(player_id)
+    elif bot[0] == BotDelivery.WEBHOOK:
         _queue_delivery(match_id, seq)
+    elif bot[0] == BotDelivery.POLL:
+        _queue_expiry(match_id, seq, bot[1])
+
+
+def _queue_expiry(match_id: UUID, seq: int, timeout_ms: int) -> None:
+    """Queue ``expire_poll_turn`` to run once the poll bot's time is over; nothing in process (no
+    broker), where a countdown cannot wait: :func:`poll_turns_sweep` expires such turns when called."""
+    if current_app.conf.task_always_eager:
+        return
+    try:
+        tasks.expire_poll_turn.apply_async((str(match_id), seq), countdown=timeout_ms / 1000 + POLL_SLACK_SECONDS)
+    except BrokerError:  # the sweep expires the turn later
+        logger.exception("Could not queue the expiry of the poll turn of match %s at seq %s", match_id, seq)
 
 
 _chain = threading.local()
@@ -137,6 +181,72 @@ def webhook_turns_sweep(*, idle_seconds: float = 30) -> int:
     return count
 
 
+def poll_turns_sweep(*, now: datetime | None = None) -> int:
+    """Expire the turns of poll bots idle past their ``timeout_ms`` whose expiry task was lost (or
+    never queued: no broker); returns how many were played. Celery beat runs it (with
+    :func:`webhook_turns_sweep`); under ``make run`` call it by hand."""
+    now = now or timezone.now()
+    idle = Match.objects.filter(status=MatchStatus.ACTIVE, turn__isnull=False, updated_at__lt=now)
+    idle = idle.filter(seats__number=F("turn"), seats__player__bot__delivery=BotDelivery.POLL)
+    count = 0
+    for match_id, seq, updated_at, timeout_ms in idle.values_list(
+        "id", "seq", "updated_at", "seats__player__bot__timeout_ms"
+    ):
+        if updated_at + timedelta(milliseconds=timeout_ms) <= now:
+            count += poll_turn_expire(match_id=match_id, seq=seq, now=now)
+    return count
+
+
+@transaction.atomic
+def poll_turn_expire(*, match_id: UUID | str, seq: int, now: datetime | None = None) -> bool:
+    """The poll bot to act at ``seq`` has had its ``timeout_ms``: play a level-2 move for it (a
+    ``bot_fallback`` event, reason ``timeout``) and count the turn as a timeout in its stats.
+
+    The time runs from the start of the turn (``Match.updated_at``, which dates the latest move).
+    Idempotent, and safe to run early: does nothing (False) if the match has moved on since ``seq``
+    (service events aside), if the seat to act holds no poll bot, or if the bot's time is not over
+    at ``now``.
+    """
+    now = now or timezone.now()
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    if match is None or match.turn is None or not _same_turn(match, seq):
+        return False
+    player = match.seating[match.turn]["player"]
+    bot = Bot.objects.filter(pk=player["id"]).first() if player else None
+    if bot is None or bot.delivery != BotDelivery.POLL:
+        return False
+    waited_ms = int((now - match.updated_at).total_seconds() * 1000)
+    if waited_ms < bot.timeout_ms:
+        return False
+    at, detail = match.seq, f"no action within {bot.timeout_ms} ms"
+    if not turn_fallback(match_id=match.pk, seq=seq, reason=BotCallOutcome.TIMEOUT.value, detail=detail):
+        return False
+    bot_call_record(
+        bot=bot, match_id=match.pk, seq=at, outcome=BotCallOutcome.TIMEOUT, latency_ms=waited_ms, detail=detail
+    )
+    return True
+
+
+def poll_action_record(*, player: Player, match: Match) -> None:
+    """Count a poll bot's own action in its stats (``ok``), timed from the start of its turn.
+
+    :func:`games.services.match_act` calls it with the match locked, as it is about to record a
+    legal action: ``match.updated_at`` still dates the latest move, that is the ``created_at`` of
+    the events with which the turn began (service events such as presence do not move it). A player
+    known to be no bot costs no query; a webhook bot's replies are counted by :func:`turn_deliver`.
+    """
+    if str(player.pk) in _no_bots:
+        return
+    bot = Bot.objects.filter(pk=player.pk).only("delivery").first()
+    if bot is None:
+        _no_bot_remember(player.pk)
+        return
+    if bot.delivery != BotDelivery.POLL:
+        return
+    latency_ms = int((timezone.now() - match.updated_at).total_seconds() * 1000)
+    bot_call_record(bot=bot, match_id=match.pk, seq=match.seq, outcome=BotCallOutcome.OK, latency_ms=latency_ms)
+
+
 # -- the poll feed -----------------------------------------------------------------------------------
 
 
@@ -152,14 +262,34 @@ def _turn_body(match: Match, seat: int, deadline_ms: int | None) -> dict[str, An
     }
 
 
+def _poll_timeout_ms(player: Player) -> int | None:
+    """The player's ``timeout_ms`` if it is a poll bot, else None (no query for a known non-bot)."""
+    if str(player.pk) in _no_bots:
+        return None
+    bot = Bot.objects.filter(pk=player.pk).values_list("delivery", "timeout_ms").first()
+    if bot is None:
+        _no_bot_remember(player.pk)
+        return None
+    return bot[1] if bot[0] == BotDelivery.POLL else None
+
+
 def turns_of(*, player: Player) -> list[dict[str, Any]]:
-    """The matches where the player must act now, oldest turn first, each with its view."""
+    """The matches where the player must act now, oldest turn first, each with its view; for a poll
+    bot, ``deadline_ms`` is the time left before a level-2 move is played for it (0: any moment)."""
     matches = (
         Match.objects.filter(status=MatchStatus.ACTIVE, seats__player=player, seats__number=F("turn"))
         .order_by("updated_at")
         .distinct()[:MAX_TURNS]
     )
-    return [_turn_body(m, m.turn, None) for m in matches if m.turn is not None]
+    timeout_ms = _poll_timeout_ms(player)
+    now = timezone.now()
+
+    def left(match: Match) -> int | None:
+        if timeout_ms is None:
+            return None
+        return max(0, timeout_ms - int((now - match.updated_at).total_seconds() * 1000))
+
+    return [_turn_body(m, m.turn, left(m)) for m in matches if m.turn is not None]
 
 
 def turns_wait(*, player: Player, timeout: float) -> list[dict[str, Any]]:

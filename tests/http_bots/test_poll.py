@@ -45,7 +45,8 @@ def test_a_registered_bot_takes_a_seat_and_plays_its_turns_through_the_actions_e
             human.post(f"/api/v1/matches/{match['id']}/actions", view["legal_actions"][0])
             continue
         (turn,) = mine
-        assert turn["match_id"] == match["id"] and turn["seat"] == 0 and turn["deadline_ms"] is None
+        assert turn["match_id"] == match["id"] and turn["seat"] == 0
+        assert 0 <= turn["deadline_ms"] <= 2000, "a poll bot is told how long it has left of its timeout_ms"
         assert turn["legal_actions"] == turn["view"]["legal_actions"] and turn["view"]["seq"] == turn["seq"]
         acted = bot.bot.post(f"/api/v1/matches/{turn['match_id']}/actions",
                              {**turn["legal_actions"][-1], "expected_seq": turn["seq"]})  # fmt: skip
