@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from tute_api.schema import problems
 
 from .models import Bot, BotDelivery
-from .selectors import bot_of_owner, bot_owned, bot_stats, bots_of
+from .selectors import bot_owned, bot_stats, bots_of
 from .services import (
     bot_credentials_rotate,
     bot_register,
@@ -158,7 +158,8 @@ _BOT_CREDENTIALS_EXAMPLE = {
     "secret": "4f9c0e7d2a1b8c3d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d",
 }
 BOT_ID = OpenApiParameter("bot_id", UUID, OpenApiParameter.PATH, description="The bot's id.")
-_BOT_NOT_FOUND = "`not_found`: no such bot among the caller's (also when it is someone else's, or retired)."
+_NOT_YOUR_BOT = "`not_your_bot`: the bot is someone else's."
+_UNKNOWN_BOT = "`unknown_bot`: no such bot, or it was retired."
 _TIMEOUT_HELP = (
     "100 to 10000 ms: how long the bot may take on a turn (a webhook call, or a polled turn), after which "
     "a level-2 move is played for it."
@@ -295,15 +296,14 @@ class BotApi(APIView):
     @extend_schema(
         operation_id="bots_retrieve",
         summary="One of the caller's bots",
-        description="As `GET /api/v1/bots/` lists it. Only the owner: anyone else gets 404, as for a bot that "
-        "does not exist.",
+        description="As `GET /api/v1/bots/` lists it. Only the owner (anyone else: 403 `not_your_bot`).",
         parameters=[BOT_ID],
-        responses={200: BotOutputSerializer, **problems(401, 404, 429, s404=_BOT_NOT_FOUND)},
+        responses={200: BotOutputSerializer, **problems(401, 403, 404, 429, s403=_NOT_YOUR_BOT, s404=_UNKNOWN_BOT)},
         examples=[OpenApiExample("My bot", value=_BOT_EXAMPLE, response_only=True)],
         tags=["bots"],
     )
     def get(self, request: Request, bot_id: UUID) -> Response:
-        bot = bot_of_owner(bot_id=bot_id, owner=request.user)
+        bot = bot_owned(bot_id=bot_id, owner=request.user)
         return Response(BotOutputSerializer(_bot_fields(bot)).data)
 
     @extend_schema(
@@ -317,7 +317,7 @@ class BotApi(APIView):
         parameters=[BOT_ID],
         responses={
             200: BotOutputSerializer,
-            **problems(400, 401, 404, 422, 429, s404=_BOT_NOT_FOUND,
+            **problems(400, 401, 403, 404, 422, 429, s403=_NOT_YOUR_BOT, s404=_UNKNOWN_BOT,
                        s422="`invalid_webhook_url` (also: a webhook bot without a URL, a poll bot with one) or "
                        "`webhook_address_not_allowed`."),
         },  # fmt: skip
@@ -333,7 +333,7 @@ class BotApi(APIView):
         tags=["bots"],
     )
     def patch(self, request: Request, bot_id: UUID) -> Response:
-        bot = bot_of_owner(bot_id=bot_id, owner=request.user)  # first: a stranger learns nothing from a 400
+        bot = bot_owned(bot_id=bot_id, owner=request.user)  # first: a stranger gets 403, not a 400
         serializer = self.BotUpdateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         bot = bot_update(bot=bot, **serializer.validated_data)
@@ -348,11 +348,11 @@ class BotApi(APIView):
         parameters=[BOT_ID],
         responses={
             204: None,
-            **problems(401, 404, 409, 429, s404=_BOT_NOT_FOUND,
+            **problems(401, 403, 404, 409, 429, s403=_NOT_YOUR_BOT, s404=_UNKNOWN_BOT,
                        s409="`bot_in_play`: the bot sits in a waiting or active match (`match_id`)."),
         },  # fmt: skip
         tags=["bots"],
     )
     def delete(self, request: Request, bot_id: UUID) -> Response:
-        bot_retire(bot=bot_of_owner(bot_id=bot_id, owner=request.user))
+        bot_retire(bot=bot_owned(bot_id=bot_id, owner=request.user))
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -35,14 +35,6 @@ class NotYourBot(ApiError):
     default_detail = "Only the bot's owner may do that."
 
 
-class BotNotFound(ApiError):
-    """A bot that does not exist, was retired, or is someone else's: the same answer for all three."""
-
-    status_code = 404
-    default_code = "not_found"
-    default_detail = "No such bot among yours."
-
-
 class BotInPlay(ApiError):
     status_code = 409
     default_code = "bot_in_play"

@@ -37,17 +37,6 @@ def bot_owned(*, bot_id: UUID, owner: Player) -> Bot:
     return bot
 
 
-def bot_of_owner(*, bot_id: UUID, owner: Player) -> Bot:
-    """The owner's bot, not retired; 404 ``not_found`` otherwise, whether the bot does not exist or is
-    someone else's (``GET``/``PATCH``/``DELETE /api/v1/bots/{id}`` do not tell the two apart)."""
-    from .errors import BotNotFound
-
-    bot = Bot.objects.select_related("player").filter(pk=bot_id, owner=owner, retired_at__isnull=True).first()
-    if bot is None:
-        raise BotNotFound()
-    return bot
-
-
 def bot_of_player(player_id: object) -> Bot | None:
     return Bot.objects.select_related("player").filter(pk=player_id).first()
 

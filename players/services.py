@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from .errors import BotInPlay, BotNotFound, InvalidWebhookUrl, UsernameTaken
+from .errors import BotInPlay, InvalidWebhookUrl, UnknownBot, UsernameTaken
 from .models import Bot, BotCall, BotDelivery, Player, Token
 from .tokens import token_digest, token_new
 from .webhooks import webhook_target
@@ -121,7 +121,7 @@ def bot_retire(*, bot: Bot) -> None:
     # locks the same row): either that match is seen below, or it finds the bot retired.
     locked = Bot.objects.select_for_update().filter(pk=bot.pk, retired_at__isnull=True).first()
     if locked is None:
-        raise BotNotFound()
+        raise UnknownBot()
     # ``seats`` is games.Seat's relation to the player; the statuses are games.models.MatchStatus'.
     playing = Player.objects.filter(pk=locked.pk, seats__match__status__in=("waiting", "active"))
     if match_id := playing.values_list("seats__match_id", flat=True).first():

@@ -1,5 +1,5 @@
 """One bot at a time, for its owner: ``GET``, ``PATCH`` (delivery, URL, timeout, checked as at
-registration) and ``DELETE`` (retire) ``/api/v1/bots/{id}``; anyone else gets 404 ``not_found``."""
+registration) and ``DELETE`` (retire) ``/api/v1/bots/{id}``; anyone else gets 403 ``not_your_bot``."""
 
 from __future__ import annotations
 
@@ -33,17 +33,17 @@ def test_the_owner_gets_the_bot_as_the_list_shows_it():
     assert got.json()["timeout_ms"] == 1500 and got.json()["webhook_url"] is None
 
 
-def test_anyone_but_the_owner_gets_404_as_for_a_bot_that_does_not_exist():
+def test_anyone_but_the_owner_is_refused_as_by_the_other_bot_endpoints():
     bot = register("poll")
     before = stored(bot.id)
     for caller in (new_player(), bot.bot):  # a stranger, and the bot itself
-        problem(caller.get(f"/api/v1/bots/{bot.id}"), 404, "not_found")
-        problem(patch(caller, f"/api/v1/bots/{bot.id}", {"timeout_ms": 500}), 404, "not_found")
-        problem(patch(caller, f"/api/v1/bots/{bot.id}", {"timeout_ms": 5}), 404, "not_found")  # no 400 hint
-        problem(delete(caller, f"/api/v1/bots/{bot.id}"), 404, "not_found")
-    problem(bot.owner.get(f"/api/v1/bots/{NOBODY}"), 404, "not_found")
-    problem(patch(bot.owner, f"/api/v1/bots/{NOBODY}", {"timeout_ms": 500}), 404, "not_found")
-    problem(delete(bot.owner, f"/api/v1/bots/{NOBODY}"), 404, "not_found")
+        problem(caller.get(f"/api/v1/bots/{bot.id}"), 403, "not_your_bot")
+        problem(patch(caller, f"/api/v1/bots/{bot.id}", {"timeout_ms": 500}), 403, "not_your_bot")
+        problem(patch(caller, f"/api/v1/bots/{bot.id}", {"timeout_ms": 5}), 403, "not_your_bot")  # not a 400
+        problem(delete(caller, f"/api/v1/bots/{bot.id}"), 403, "not_your_bot")
+    problem(bot.owner.get(f"/api/v1/bots/{NOBODY}"), 404, "unknown_bot")
+    problem(patch(bot.owner, f"/api/v1/bots/{NOBODY}", {"timeout_ms": 500}), 404, "unknown_bot")
+    problem(delete(bot.owner, f"/api/v1/bots/{NOBODY}"), 404, "unknown_bot")
     problem(Api().get(f"/api/v1/bots/{bot.id}"), 401, "not_authenticated")
     assert stored(bot.id) == before and bot.bot.get("/api/v1/players/me").status_code == 200
 
@@ -149,9 +149,9 @@ def test_a_retired_bot_loses_its_token_its_listing_and_its_seat_but_keeps_its_re
     problem(bot.bot.get("/api/v1/me/turns"), 401, "authentication_failed")
     assert not Token.objects.filter(player_id=bot.id).exists()
     assert bot.owner.get("/api/v1/bots/").json() == []
-    problem(bot.owner.get(f"/api/v1/bots/{bot.id}"), 404, "not_found")
-    problem(delete(bot.owner, f"/api/v1/bots/{bot.id}"), 404, "not_found")
-    problem(patch(bot.owner, f"/api/v1/bots/{bot.id}", {"timeout_ms": 500}), 404, "not_found")
+    problem(bot.owner.get(f"/api/v1/bots/{bot.id}"), 404, "unknown_bot")
+    problem(delete(bot.owner, f"/api/v1/bots/{bot.id}"), 404, "unknown_bot")
+    problem(patch(bot.owner, f"/api/v1/bots/{bot.id}", {"timeout_ms": 500}), 404, "unknown_bot")
     problem(bot.owner.post(f"/api/v1/bots/{bot.id}/token"), 404, "unknown_bot")  # no way back in
     problem(bot.owner.get(f"/api/v1/bots/{bot.id}/stats"), 404, "unknown_bot")
     refused = human.post("/api/v1/matches/", {"variant": "dos", "seats": [{"bot": bot.id}, {"player": "me"}]})
