@@ -332,6 +332,20 @@ def _record(match: Match, state: engine.State, events: list[engine.Event]) -> No
     turns.after_record(match)  # a registered bot or a player to act: wake their polls, call a webhook
 
 
+def event_append(match: Match, event: engine.Event, now: datetime) -> None:
+    """Append one event of the service's own (presence, a turn clock: no move) to the log with the
+    next seq, in the caller's transaction, and announce it on commit.
+
+    ``updated_at`` is left alone: it dates the latest move, which the turn clock counts from. A bot
+    turn queued at the old seq would find the match moved on, so it is queued again."""
+    Event.objects.bulk_create(adapter.event_rows(match, [event], now))
+    match.save(update_fields=["seq"])
+    match_id, seq = match.id, match.seq
+    transaction.on_commit(lambda: _announce(match_id))
+    if match.status == MatchStatus.ACTIVE and adapter.bot_at(match.seating, match.turn):
+        transaction.on_commit(lambda: _queue_bot_turns(match_id, seq))
+
+
 def _announce(match_id: UUID) -> None:
     try:
         live.publish(live.match_channel(match_id))

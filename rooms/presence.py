@@ -33,9 +33,9 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from games import adapter, engine, live, services, tasks
+from games import adapter, engine, services
 from games.bots import choose_action
-from games.models import Event, Match, MatchStatus, Seat
+from games.models import Match, MatchStatus, Seat
 
 from .models import Presence, Table
 
@@ -139,7 +139,8 @@ def seat_reconnect(*, match_id: UUID | str, player_id: object, now: datetime | N
     if match is None or presence is None or presence.disconnected_at is None or match.status != MatchStatus.ACTIVE:
         return False
     away = (now - presence.disconnected_at).total_seconds()
-    _append(match, {"type": "seat_reconnected", "seat": presence.seat, "data": {"away_seconds": round(away, 1)}}, now)
+    data = {"away_seconds": round(away, 1)}
+    services.event_append(match, {"type": "seat_reconnected", "seat": presence.seat, "data": data}, now)
     presence.disconnected_at, presence.disconnected_seq, presence.last_seen = None, None, now
     presence.save(update_fields=["disconnected_at", "disconnected_seq", "last_seen"])
     return True
@@ -200,7 +201,7 @@ def seat_disconnect(*, match_id: UUID | str, seat: int, now: datetime | None = N
         return False  # heard from meanwhile
     grace = timing.reconnect_grace
     data = {"grace_seconds": grace, "reconnect_by": adapter.iso(now + timedelta(seconds=grace))}
-    _append(match, {"type": "seat_disconnected", "seat": seat, "data": data}, now)
+    services.event_append(match, {"type": "seat_disconnected", "seat": seat, "data": data}, now)
     presence.disconnected_at, presence.disconnected_seq = now, match.seq
     presence.save(update_fields=["disconnected_at", "disconnected_seq"])
     seq = match.seq
@@ -224,7 +225,7 @@ def grace_expire(*, match_id: UUID | str, seat: int, seq: int, now: datetime | N
     if now < presence.disconnected_at + timedelta(seconds=timings_of(match_id).reconnect_grace):
         return False
     data = {"reason": "seat_abandoned", "seat": seat}
-    _append(match, {"type": "match_cancelled", "seat": None, "data": data}, now)
+    services.event_append(match, {"type": "match_cancelled", "seat": None, "data": data}, now)
     match.status, match.finished_at, match.updated_at = MatchStatus.CANCELLED, now, now
     match.save(update_fields=["status", "finished_at", "updated_at"])
     Presence.objects.filter(match=match).delete()  # presence matters while a match is active only
@@ -247,39 +248,12 @@ def turn_clock_expire(*, match_id: UUID | str, seq: int, now: datetime | None = 
     state = adapter.state_of(match)
     action = choose_action(CLOCK_BOT, engine.view(state, match.turn), random.Random(f"{match.id}:{seq}"))
     data = {"turn_seconds": timing.turn_seconds, "action": action}
-    _append(match, {"type": "turn_timed_out", "seat": match.turn, "data": data}, now, touch_updated=False)
+    services.event_append(match, {"type": "turn_timed_out", "seat": match.turn, "data": data}, now)
     services.match_act(player=seat.player, match_id=match.id, action=action, expected_seq=match.seq)
     return True
 
 
 # -- helpers ------------------------------------------------------------------------------------
-
-
-def _append(match: Match, event: dict[str, Any], now: datetime, touch_updated: bool = False) -> None:
-    """Append one service event (not the engine's) to the log with the next seq; announce on commit.
-
-    ``updated_at`` is left alone: it dates the latest move, which the turn clock counts from."""
-    Event.objects.bulk_create(adapter.event_rows(match, [event], now))  # type: ignore[list-item]
-    match.save(update_fields=["seq", "updated_at"] if touch_updated else ["seq"])
-    match_id, seq = match.id, match.seq
-    transaction.on_commit(lambda: _announce(match_id))
-    if match.status == MatchStatus.ACTIVE and adapter.bot_at(match.seating, match.turn):
-        # A queued bot turn carries the seq it was queued at, which this event moved past: queue it anew.
-        transaction.on_commit(lambda: _queue_bot_turns(match_id, seq))
-
-
-def _announce(match_id: UUID) -> None:
-    try:
-        live.publish(live.match_channel(match_id))
-    except Exception:  # waiters time out and read again; the news is in the database
-        logger.exception("Could not announce news of match %s", match_id)
-
-
-def _queue_bot_turns(match_id: UUID, seq: int) -> None:
-    try:
-        tasks.play_bot_turns.delay(str(match_id), seq)
-    except Exception:  # games.tasks.sweep_bot_turns queues it again later
-        logger.exception("Could not queue the bot turns of match %s at seq %s", match_id, seq)
 
 
 def _queue_grace(match_id: str, seat: int, seq: int, grace: int) -> None:

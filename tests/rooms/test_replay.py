@@ -7,9 +7,8 @@ import random
 import pytest
 from django.test import TestCase
 
-from games import engine
+from games import engine, services
 from games.models import Event, Match
-from rooms import presence
 from tests.games.helpers import choose, new_player
 
 pytestmark = pytest.mark.django_db
@@ -39,7 +38,7 @@ def test_replay_at_every_seq_equals_the_engine_state_after_that_many_events():
     presence_event = {"type": "seat_reconnected", "seat": 0, "data": {"away_seconds": 1.0}}
     match = Match.objects.get(pk=match_id)
     with TestCase.captureOnCommitCallbacks(execute=True):
-        presence._append(match, presence_event, match.updated_at)
+        services.event_append(match, presence_event, match.updated_at)
     assert me.get(f"{url}/replay", {"seq": 1}).json()["code"] == "match_not_over"
     final = play_to_the_end(me, match_id)
     assert final["status"] == "finished"
