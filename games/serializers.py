@@ -194,8 +194,12 @@ class HandSerializer(serializers.Serializer):
     face_up = serializers.CharField(allow_null=True, help_text="The face-up card under the stock (D1).")
     stock_count = serializers.IntegerField()
     trick = PlaySerializer(many=True, help_text="The trick in progress, in the order played.")
-    last_trick = PlaySerializer(many=True, help_text="The last completed trick (M4).")
-    last_trick_winner = serializers.IntegerField(allow_null=True)
+    last_trick = PlaySerializer(
+        many=True,
+        help_text="The last completed trick (M4), shown until the next one is won: at the start of a hand, the "
+        "last trick of the hand before.",
+    )
+    last_trick_winner = serializers.IntegerField(allow_null=True, help_text="The seat that won `last_trick`.")
     tricks = serializers.ListField(child=PlaySerializer(many=True), help_text="Every completed trick of the hand.")
     hand_sizes = serializers.ListField(child=serializers.IntegerField())
     shown = serializers.ListField(

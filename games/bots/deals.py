@@ -240,8 +240,9 @@ def build_state(view: dict[str, Any], k: Knowledge, deal: Deal) -> State:
         state.winning_seat, state.winning_card = -1, -1
     if k.tricks:
         state.last_lead, state.last_trick = k.tricks[-1][0][0], [c for _, c in k.tricks[-1]]
+        state.last_winner = state.lead  # the leader of the trick in play, or the one to lead: the last winner
     else:
-        state.last_lead, state.last_trick = -1, []
+        state.last_lead, state.last_trick, state.last_winner = -1, [], -1
     state.played = k.played
     state.sung_points = list(k.sung_points)
     state.taken = [k.points[s] - k.sung_points[s] for s in range(n)]

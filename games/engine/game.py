@@ -78,6 +78,7 @@ def _create(
     state.status, state.hand_number, state.dealer = "active", 0, first_dealer
     state.scoreboard, state.results, state.winners = [0] * rules.sides, [], None
     state.decks = [list(deck) for deck in decks]
+    state.last_trick, state.last_lead, state.last_winner = [], -1, -1
     return state
 
 
@@ -219,7 +220,7 @@ def _finish_trick(state: State, events: Log) -> None:
     state.tricks_won[winner] += 1
     state.last_won[winner] = state.trick_number
     state.trick_number += 1
-    state.last_trick, state.last_lead, state.trick = trick, lead, []
+    state.last_trick, state.last_lead, state.last_winner, state.trick = trick, lead, winner, []
     state.tricks.append([lead, trick])
     state.turn = state.lead = winner
     seats = rules.seats_from[lead]
@@ -239,8 +240,9 @@ def _start_hand(state: State, rules: Variant, events: Log) -> None:
     deck = _next_deck(state, rules)
     state.hands, state.seen, state.played = [0] * n, [0] * n, 0
     state.trump, state.trump_card, state.face_up, state.stock = -1, -1, -1, []
-    state.trick, state.last_trick, state.trick_number, state.tricks = [], [], 0, []
-    state.winning_card, state.winning_seat, state.last_lead = -1, -1, -1
+    # M4: the last completed trick, of the hand before when this one has none yet, stays visible.
+    state.trick, state.trick_number, state.tricks = [], 0, []
+    state.winning_card, state.winning_seat = -1, -1
     state.taken, state.sung_points = [0] * n, [0] * n
     state.tricks_won, state.last_won = [0] * n, [-1] * n
     state.sung, state.cantos, state.tute = 0, [], None

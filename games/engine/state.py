@@ -18,7 +18,7 @@ PHASES = ("auction", "trump_choice", "play", "over")
 _PLAIN = (
     "variant", "options", "seed", "players", "status", "hand_number", "dealer", "scoreboard",
     "results", "winners", "phase", "turn", "lead", "trick_number", "winning_seat", "trump",
-    "last_lead", "taken", "sung_points", "tricks_won", "last_won", "sung", "bids", "passed",
+    "last_lead", "last_winner", "taken", "sung_points", "tricks_won", "last_won", "sung", "bids", "passed",
     "auction_turns", "high_bid", "high_bidder", "soloist", "cantos", "tute", "decks", "tricks",
 )
 # Fields holding one card (-1 for none), a list of cards, or a list of bit sets of cards.
@@ -55,6 +55,7 @@ class State:
     winning_seat: int
     trump: int  # suit, -1 for none yet
     last_lead: int
+    last_winner: int  # seat that won the last completed trick, -1 for none (M4)
     taken: list[int]  # card points (and the last ten) each seat took this hand
     sung_points: list[int]  # canto points each seat scored this hand
     tricks_won: list[int]
@@ -136,6 +137,8 @@ def to_json(state: State) -> dict[str, Any]:
 
 def from_json(data: dict[str, Any]) -> State:
     """The state that :func:`to_json` wrote."""
+    if "last_winner" not in data:  # a snapshot written before M4 kept the last trick across hands
+        data = {**data, "last_winner": data["lead"] if data["last_trick"] else -1}
     state = State.__new__(State)
     for name in _PLAIN:
         setattr(state, name, _copied(data[name]))

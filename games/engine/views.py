@@ -41,7 +41,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
             "stock_count": len(state.stock) + (state.face_up >= 0),
             "trick": _plays(state.lead, state.trick, n),
             "last_trick": _plays(state.last_lead, state.last_trick, n),
-            "last_trick_winner": state.lead if state.last_trick else None,
+            "last_trick_winner": state.last_winner if state.last_trick else None,
             "tricks": [_plays(lead, cards, n) for lead, cards in state.tricks],
             "hand_sizes": [h.bit_count() for h in state.hands],
             "shown": [codes(state.seen[s] & state.hands[s]) for s in range(n)],

@@ -65,6 +65,7 @@ class Visibility:
     def __init__(self, players: int):
         self.n = players
         self.seen: dict[int | None, set[str]] = {s: set() for s in [*range(players), None]}
+        self.last_trick: set[str] = set()  # M4: shown until a trick of the next hand is won
 
     def feed(self, event: dict[str, Any]) -> None:
         kind, seat, data = event["type"], event["seat"], event["data"]
@@ -72,7 +73,9 @@ class Visibility:
         if kind == "hand_started":
             for s in self.seen:
                 self.seen[s] = set(data["hands"][s]) if s is not None else set()
-            public = {x for x in (data["trump_card"], data["face_up"]) if x}
+            public = {x for x in (data["trump_card"], data["face_up"]) if x} | self.last_trick
+        elif kind == "trick_won":
+            self.last_trick = {play["card"] for play in data["trick"]}
         elif kind == "draw":
             if data.get("face_up"):
                 public = {data["card"]}
@@ -150,7 +153,7 @@ def _refused(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
     raise AssertionError(f"{action} by seat {seat} was accepted")
 
 
-def check_view(state: State, ref: Referee, last_trick: list[dict[str, Any]]) -> None:
+def check_view(state: State, ref: Referee, last_trick: list[dict[str, Any]], last_winner: int | None) -> None:
     """M4 and the view's counts, against the referee."""
     if state.status != "active":
         return
@@ -161,6 +164,7 @@ def check_view(state: State, ref: Referee, last_trick: list[dict[str, Any]]) -> 
     assert shown["stock_count"] == len(ref.hand["stock"]) + (ref.hand["face_up"] is not None)
     assert shown["trick"] == [{"seat": s, "card": x} for s, x in ref.hand["trick"]]
     assert shown["last_trick"] == last_trick  # M4: the finished trick stays visible
+    assert shown["last_trick_winner"] == last_winner
     assert shown["trump"] == ref.hand["trump"]
 
 
@@ -189,25 +193,24 @@ def play_match(variant: str, options: dict[str, Any], seed: int) -> None:
     log: list[dict[str, Any]] = []
     actions: list[tuple[int, dict[str, Any]]] = []
     last_trick: list[dict[str, Any]] = []
+    last_winner: int | None = None
 
     def record(events: list[dict[str, Any]]) -> None:
-        nonlocal last_trick
+        nonlocal last_trick, last_winner
         for event in events:
             ref.feed(event)
             seen.feed(event)
             if full_checks(state):
                 seen.check_event(event)
-            if event["type"] == "trick_won":
-                last_trick = event["data"]["trick"]
-            elif event["type"] == "hand_started":
-                last_trick = []
+            if event["type"] == "trick_won":  # M4: it stays shown, across the deal of the next hand too
+                last_trick, last_winner = event["data"]["trick"], event["seat"]
         log.extend(events)
 
     record(start.events)
     while state.status == "active":
         if full_checks(state):
             check_turn(state, ref)
-            check_view(state, ref, last_trick)
+            check_view(state, ref, last_trick, last_winner)
             seen.check_view(state)
             roundtrip(state)
         seat = current_seat(state)

@@ -44,6 +44,35 @@ def test_M4_the_last_completed_trick_stays_visible() -> None:
     assert table["trick"] == [{"seat": 2, "card": "E6"}] and table["last_trick"][2] == {"seat": 2, "card": "C1"}
 
 
+def test_M4_the_last_trick_of_a_hand_stays_visible_once_the_next_is_dealt() -> None:
+    state = new_match("clasico", {"games_to_win": 2}, seed=8).state
+    while state.hand_number == 1:
+        events = play(state, legal_actions(state)[0]["card"])
+    won = [e for e in events if e["type"] == "trick_won"][-1]
+    assert won["data"]["last"] and state.trick_number == 0 and state.tricks == []
+    for seat in (0, 1, None):
+        table = view(state, seat)["hand"]
+        assert table["number"] == 2 and table["tricks"] == [] and table["trick"] == []
+        assert table["last_trick"] == won["data"]["trick"] and table["last_trick_winner"] == won["seat"]
+    first_lead = legal_actions(state)[0]["card"]
+    play(state, first_lead)
+    assert view(state, 0)["hand"]["last_trick"] == won["data"]["trick"], "shown until the next trick is won"
+    while state.trick_number == 0:
+        events = play(state, legal_actions(state)[0]["card"])
+    table = view(state, 0)["hand"]
+    assert table["last_trick"] == table["tricks"][0] and table["last_trick"][0]["card"] == first_lead
+    assert from_json(to_json(state)).last_winner == state.last_winner
+
+
+def test_M4_a_snapshot_without_the_last_winner_reads_it_from_the_lead() -> None:
+    state = new_match("clasico", {}, seed=8).state
+    while state.trick_number == 0:
+        play(state, legal_actions(state)[0]["card"])
+    old = to_json(state)
+    del old["last_winner"]  # as stored before M4 kept the last trick across hands
+    assert from_json(old) == state
+
+
 def test_views_stock_count_and_hand_sizes_in_dos() -> None:
     deck = dos_deck(1, {}, "B5")
     state = new_match("dos", {}, first_dealer=1, decks=[deck]).state

@@ -115,7 +115,8 @@ def human_table(variant: str, options: dict[str, Any], seed: int | None = None) 
 class Visibility:
     """What each seat may know at each point of a match's log: the cards it legitimately saw in the
     hand being played (its own cards as dealt and drawn, every card played, the trump card, the
-    face-up card, the cards of cantos, tutes and exchanges). A new hand starts from nothing.
+    face-up card, the cards of cantos, tutes and exchanges). A new hand starts from the last trick
+    of the hand before, which stays shown until a trick of the new hand is won (M4).
 
     Reads the unredacted log from the database, incrementally: call :meth:`refresh` as it grows.
     """
@@ -125,6 +126,7 @@ class Visibility:
         self.seq = 0
         self._cards: list[set[str]] = [set() for _ in range(players)]
         self._after: list[list[frozenset[str]]] = [[frozenset()] for _ in range(players)]
+        self._last_trick: set[str] = set()
         self.refresh()
 
     def refresh(self) -> Visibility:
@@ -132,8 +134,10 @@ class Visibility:
         for row in rows:
             assert row.seq == self.seq + 1
             self.seq = row.seq
+            if row.type == "trick_won":
+                self._last_trick = {play["card"] for play in row.data["trick"]}
             for seat, cards in enumerate(self._cards):
-                self._see(seat, cards, row.type, row.seat, row.data)
+                self._see(seat, cards, row.type, row.seat, row.data, self._last_trick)
                 self._after[seat].append(frozenset(cards))
         return self
 
@@ -142,9 +146,11 @@ class Visibility:
         return self._after[seat][seq]
 
     @staticmethod
-    def _see(seat: int, cards: set[str], kind: str, actor: int | None, data: dict[str, Any]) -> None:
+    def _see(
+        seat: int, cards: set[str], kind: str, actor: int | None, data: dict[str, Any], last_trick: set[str]
+    ) -> None:
         if kind == "hand_started":
-            cards.clear()
+            cards.intersection_update(last_trick)  # M4: the previous hand's last trick stays on the table
             cards |= set(data["hands"][seat])
             cards |= {c for c in (data.get("trump_card"), data.get("face_up")) if c}
         elif kind == "card_played":
