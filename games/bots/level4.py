@@ -42,13 +42,17 @@ _SOLVED = ("clasico", "dos", "individual", "subastado", "subastado_parejas")
 class Budget:
     """How hard level-4 thinks: at most ``samples`` deals and about ``time`` seconds per decision.
 
+    By default the deals bound it (32: tens of milliseconds a decision, docs/bots.md) and the time
+    only guards a slow machine, so that a seeded match plays the same moves however busy the server
+    is, and the bot that plays is the one the arena measured.
+
     ``solve_cards``: the search is exact on a deal once no more than this many cards are left in the
     hands (and the stock is gone), by default 6 with two players, 9 with three and 8 with four;
     ``solve_nodes`` bounds each exact search.
     """
 
-    time: float = 0.25
-    samples: int = 400
+    time: float = 1.0
+    samples: int = 32
     min_samples: int = 8
     solve_cards: int = 0
     solve_nodes: int = 4_000

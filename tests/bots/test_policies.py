@@ -21,7 +21,7 @@ def test_every_level_returns_a_legal_action_in_every_variant(level: str) -> None
     policy = make_policy(level)
     rng = random.Random(1)
     phases = set()
-    count = 2 if level == "level-4" else 4 if level == TINY else 10  # level-4 thinks 0.25 s per decision
+    count = 2 if level == "level-4" else 4 if level == TINY else 10  # level-4 thinks up to 0.1 s per decision
     for variant, _options, state in positions(count, seed=2):
         seat = state.turn
         seen = view(state, seat)
@@ -108,3 +108,13 @@ def test_level4_never_weighs_two_interchangeable_blanks() -> None:
     k.played = 1 << parse("B5")
     # B2 and B4 are next to each other; B5 is gone, so B4 and B6 are too: one blank of bastos is enough
     assert distinct_cards([parse("B2"), parse("B4"), parse("B6"), parse("B1")], k) == [parse("B2"), parse("B1")]
+
+
+def test_level_4_by_default_plays_the_same_move_from_the_same_view_and_seed() -> None:
+    """Its default budget is a number of deals, not a time, so a seeded match replays its moves
+    however busy the machine is (the time is only a guard against a very slow one)."""
+    assert Budget().samples == 32 and Budget().time >= 1.0
+    for variant, _options, state in positions(1, seed=5):
+        seen = view(state, state.turn)
+        first = choose_action("level-4", seen, random.Random(9))
+        assert choose_action("level-4", seen, random.Random(9)) == first, variant
