@@ -32,6 +32,8 @@ from games.engine.variants import rules_for
 from games.engine.views import view
 
 from . import make_policy
+from .oracle import NAME as ORACLE
+from .oracle import oracle_action
 
 
 @dataclass
@@ -91,7 +93,7 @@ def play_game(
     deck = _deck(variant, checked, seed, deal)
     state = new_match(variant, checked, first_dealer=deal % n, decks=[deck]).state
     roles = ["a" if (s % 2 == 0) != swapped else "b" for s in range(n)]
-    policies = {"a": make_policy(spec_a), "b": make_policy(spec_b)}
+    policies = {"a": _policy(spec_a), "b": _policy(spec_b)}
     rngs = [random.Random(f"arena:{seed}:{deal}:{int(swapped)}:{s}") for s in range(n)]
     times: dict[str, list[float]] = {"a": [], "b": []}
     choice_times: dict[str, list[float]] = {"a": [], "b": []}
@@ -99,7 +101,8 @@ def play_game(
         seat = state.turn
         seen = view(state, seat)
         start = time.perf_counter()
-        action = policies[roles[seat]](seen, rngs[seat])
+        policy = policies[roles[seat]]
+        action = oracle_action(state, seat) if policy is None else policy(seen, rngs[seat])
         spent = time.perf_counter() - start
         times[roles[seat]].append(spent)
         if len(seen["legal_actions"]) > 1:
@@ -113,6 +116,11 @@ def play_game(
     score = 0.5 if a_won == b_won else float(a_won)
     margin = _points_of_seats(state, result, a_seats) - _points_of_seats(state, result, b_seats)
     return GameRecord(deal, swapped, score, margin, times, choice_times)
+
+
+def _policy(spec: str) -> Any:
+    """The bot a spec names; None for the oracle, which reads the whole state (``oracle.py``)."""
+    return None if spec == ORACLE else make_policy(spec)
 
 
 def _play_deal(args: tuple[str, dict[str, Any], int, int, str, str]) -> list[GameRecord]:
@@ -205,7 +213,7 @@ def run_arena(
 ) -> Report:
     """Play ``deals`` duplicate deals (two hands each) between bots ``a`` and ``b``."""
     checked = validate_options(variant, options)
-    make_policy(a), make_policy(b)  # refuse an unknown bot before starting
+    _policy(a), _policy(b)  # refuse an unknown bot before starting
     jobs = [(variant, dict(options or {}), seed, deal, a, b) for deal in range(deals)]
     games: list[GameRecord] = []
     start = time.perf_counter()

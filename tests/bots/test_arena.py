@@ -67,3 +67,17 @@ def test_times_count_the_decisions_with_a_choice_apart() -> None:
     timing = summary["time_a"]
     assert 0 < timing["choice_decisions"] < timing["decisions"]  # the last trick never leaves a choice
     assert 0.0 <= summary["ci95_a"][0] <= summary["ci95_a"][1] <= 1.0
+
+
+def test_the_oracle_sees_every_hand_and_is_no_bot_a_match_can_seat() -> None:
+    from games.bots import make_policy
+
+    with pytest.raises(KeyError):
+        make_policy("oracle")  # not a policy of a view: it reads the whole state, in the arena only
+    summary = run_arena("dos", {}, "oracle", "level-1", deals=6, seed=3).summary()
+    assert summary["hands"] == 12
+    assert summary["win_rate_a"] >= 0.75, "seeing the stock and both hands, it beats a random player"
+    out = io.StringIO()
+    call_command("arena", "--variant", "clasico", "--a", "oracle", "--b", "level-2", "--deals", "1", "--json",
+                 "--no-progress", stdout=out)
+    assert json.loads(out.getvalue())["hands"] == 2
