@@ -16,7 +16,7 @@ COPY pyproject.toml ./
 RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
     && pip install -r /tmp/requirements.txt
 
-COPY manage.py ./
+COPY manage.py gunicorn.conf.py ./
 COPY tute_api ./tute_api
 COPY games ./games
 COPY players ./players
@@ -29,7 +29,5 @@ RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
 USER tute
 EXPOSE 8000
 
-# Threads, not sync workers: a long poll or an event stream holds its thread while it waits. Several
-# processes of a few threads each, as Python runs one thread of a process at a time (docs/performance.md),
-# and a database pool of one connection per thread.
-CMD ["sh", "-c", "exec env DATABASE_POOL_SIZE=${DATABASE_POOL_SIZE:-${WEB_THREADS:-8}} gunicorn tute_api.wsgi:application --bind 0.0.0.0:${PORT} --workers ${WEB_CONCURRENCY:-4} --worker-class gthread --threads ${WEB_THREADS:-8} --access-logfile -"]
+# gunicorn.conf.py: threads (gthread), WEB_CONCURRENCY processes (4) of WEB_THREADS threads (8), a pool.
+CMD ["sh", "-c", "exec gunicorn tute_api.wsgi:application --bind 0.0.0.0:${PORT} --access-logfile -"]

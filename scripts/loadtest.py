@@ -52,6 +52,7 @@ class Client:
         self.port = port
         self.connection = http.client.HTTPConnection(HOST, port, timeout=30)
         self.token = ""
+        self.answered = 0.0  # perf_counter() when the last answer had been read, before it is parsed
 
     def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         headers = {"Content-Type": "application/json"}
@@ -63,6 +64,7 @@ class Client:
                 self.connection.request(method, path, body=data, headers=headers)
                 response = self.connection.getresponse()
                 payload = response.read()
+                self.answered = time.perf_counter()
                 return response.status, json.loads(payload) if payload else None
             except (http.client.HTTPException, ConnectionError):  # the server closed a kept-alive connection
                 self.connection.close()
@@ -107,7 +109,7 @@ def play(port: int, deadline: float, warmup_until: float, variant: str, options:
             action = {**rng.choice(view["legal_actions"]), "expected_seq": view["seq"]}
             start = time.perf_counter()
             status, answer = client.call("POST", f"{url}/actions", action)
-            elapsed = time.perf_counter() - start
+            elapsed = client.answered - start  # the service's time, not the client's parsing of the answer
             if status != 200:
                 out["errors"].append(f"POST action: {status} {answer}")
                 status, view = client.call("GET", url)
@@ -224,14 +226,15 @@ def main() -> None:
     parser.add_argument("--options", default='{"games_to_win": 1}', help="match options as JSON")
     parser.add_argument("--bots", default="level-1")
     parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--web-workers", type=int, default=2, help="gunicorn worker processes (default 2)")
-    parser.add_argument("--web-threads", type=int, default=16, help="threads per gunicorn worker (default 16)")
+    parser.add_argument("--web-workers", type=int, default=4, help="gunicorn worker processes (default 4)")
+    parser.add_argument("--web-threads", type=int, default=8, help="threads per gunicorn worker (default 8)")
     parser.add_argument("--celery-concurrency", type=int, default=2, help="Celery worker processes (default 2)")
     parser.add_argument(
         "--worker-nice", type=int, default=10,
         help="niceness of the Celery worker (default 10: the web server's requests come first)",
     )  # fmt: skip
-    parser.add_argument("--client-processes", type=int, default=2, help="processes the clients run in (default 2)")
+    parser.add_argument("--client-processes", type=int, default=0,
+                        help="processes the clients run in (default: one per client, as separate devices)")
     parser.add_argument("--database", default="tute_loadtest")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
@@ -271,9 +274,9 @@ def main() -> None:
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         web = subprocess.Popen(
+            # gunicorn.conf.py, in the working directory, holds the rest of the production settings.
             [python, "-m", "gunicorn", "tute_api.wsgi:application", "--bind", f"{HOST}:{args.port}",
-             "--workers", str(args.web_workers), "--worker-class", "gthread", "--threads", str(args.web_threads),
-             "--keep-alive", "30", "--graceful-timeout", "5"],
+             "--workers", str(args.web_workers), "--threads", str(args.web_threads)],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         wait_ready(args.port)
@@ -282,8 +285,9 @@ def main() -> None:
         start = time.monotonic()
         deadline = start + args.seconds
         queue: Any = multiprocessing.get_context("fork").Queue()
-        per_process = [args.clients // args.client_processes + (i < args.clients % args.client_processes)
-                       for i in range(args.client_processes)]  # fmt: skip
+        processes_wanted = args.client_processes or args.clients
+        per_process = [args.clients // processes_wanted + (i < args.clients % processes_wanted)
+                       for i in range(processes_wanted)]  # fmt: skip
         processes = []
         seed = 0
         for threads in per_process:
@@ -347,6 +351,7 @@ def main() -> None:
             "gunicorn_threads": args.web_threads,
             "celery_concurrency": args.celery_concurrency,
             "worker_nice": args.worker_nice,
+            "client_processes": args.client_processes or args.clients,
         },
         "cpu_ms_per_action": {
             "web": round(1000 * web_cpu / len(latencies), 1) if latencies else None,

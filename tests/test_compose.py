@@ -74,6 +74,22 @@ def test_the_image_holds_every_app_of_the_project():
         assert f"COPY {package} ./{package}" in dockerfile, f"{package} is not copied into the image"
 
 
-def test_the_image_serves_with_threads_so_that_long_polls_do_not_block_it():
-    command = (BASE_DIR / "Dockerfile").read_text().split("CMD ", 1)[1]
-    assert "--worker-class gthread" in command and "--threads" in command
+def test_the_image_serves_with_threads_so_that_long_polls_do_not_block_it(monkeypatch):
+    import runpy
+
+    dockerfile = (BASE_DIR / "Dockerfile").read_text()
+    assert "gunicorn.conf.py" in dockerfile.split("COPY manage.py", 1)[1].splitlines()[0]
+    command = dockerfile.split("CMD ", 1)[1]
+    assert "--worker-class" not in command and "--workers" not in command, "gunicorn.conf.py decides"
+    monkeypatch.delenv("WEB_CONCURRENCY", raising=False)
+    monkeypatch.delenv("WEB_THREADS", raising=False)
+    monkeypatch.delenv("DATABASE_POOL_SIZE", raising=False)  # the file sets it; restored after the test
+    config = runpy.run_path(str(BASE_DIR / "gunicorn.conf.py"))
+    assert config["worker_class"] == "gthread" and config["workers"] == 4 and config["threads"] == 8
+    import gc
+
+    config["post_worker_init"](None)  # a worker that loaded the app: the collector leaves its objects alone
+    try:
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

@@ -1,0 +1,24 @@
+"""gunicorn's settings for the service (gunicorn reads this file from the working directory): the
+Docker image and ``make loadtest`` use it. Command-line options override it.
+
+Threads, not sync workers: a long poll or an event stream holds its thread while it waits. Several
+processes of a few threads each, since Python runs one thread of a process at a time (measured in
+docs/performance.md); a database pool of one connection per thread.
+"""
+
+import gc
+import os
+
+worker_class = "gthread"
+workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
+threads = int(os.environ.get("WEB_THREADS", "8"))
+keepalive = 30
+graceful_timeout = 5
+os.environ.setdefault("DATABASE_POOL_SIZE", str(threads))
+
+
+def post_worker_init(worker: object) -> None:
+    """Once a worker has loaded the app: its modules, settings and URL patterns live as long as the
+    process, so the garbage collector stops scanning them (each full collection then looks at a
+    request's objects only, not at the whole of Django)."""
+    gc.freeze()
