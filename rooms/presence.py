@@ -94,7 +94,6 @@ def is_tracked(match_id: UUID | str) -> bool:
     return tracked
 
 
-
 def touch(*, match_id: UUID | str, player_id: object, now: datetime | None = None) -> bool:
     """The player called the API on the match: refresh their seat; reconnect it if it was
     disconnected. One UPDATE, which changes nothing when the seat was seen within a second."""
