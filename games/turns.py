@@ -77,10 +77,16 @@ _no_bots: set[str] = set()
 _NO_BOTS_MAX = 100_000
 
 
-def _no_bot_remember(player_id: object) -> None:
-    if len(_no_bots) >= _NO_BOTS_MAX:
-        _no_bots.clear()
-    _no_bots.add(str(player_id))
+def _bot_of(player_id: object) -> Bot | None:
+    """The player's registered bot, or None: one query, none for a player already known to be no bot."""
+    if str(player_id) in _no_bots:
+        return None
+    bot = Bot.objects.filter(pk=player_id).first()
+    if bot is None:
+        if len(_no_bots) >= _NO_BOTS_MAX:
+            _no_bots.clear()
+        _no_bots.add(str(player_id))
+    return bot
 
 
 def registered_bot(bot_id: str) -> Player | None:
@@ -120,15 +126,13 @@ def turn_announce(match_id: UUID, seq: int, player_id: str) -> None:
         live.publish(live.player_channel(player_id))
     except Exception:  # a poll times out and reads again; the turn is in the database
         logger.exception("Could not announce a turn to player %s", player_id)
-    if str(player_id) in _no_bots:
-        return
-    bot = Bot.objects.filter(pk=player_id).values_list("delivery", "timeout_ms").first()
+    bot = _bot_of(player_id)
     if bot is None:
-        _no_bot_remember(player_id)
-    elif bot[0] == BotDelivery.WEBHOOK:
+        return
+    if bot.delivery == BotDelivery.WEBHOOK:
         _queue_delivery(match_id, seq)
-    elif bot[0] == BotDelivery.POLL:
-        _queue_expiry(match_id, seq, bot[1])
+    elif bot.delivery == BotDelivery.POLL:
+        _queue_expiry(match_id, seq, bot.timeout_ms)
 
 
 def _queue_expiry(match_id: UUID, seq: int, timeout_ms: int) -> None:
@@ -212,7 +216,7 @@ def poll_turn_expire(*, match_id: UUID | str, seq: int, now: datetime | None = N
     if match is None or match.turn is None or not _same_turn(match, seq):
         return False
     player = match.seating[match.turn]["player"]
-    bot = Bot.objects.filter(pk=player["id"]).first() if player else None
+    bot = _bot_of(player["id"]) if player else None
     if bot is None or bot.delivery != BotDelivery.POLL:
         return False
     waited_ms = int((now - match.updated_at).total_seconds() * 1000)
@@ -235,13 +239,8 @@ def poll_action_record(*, player: Player, match: Match) -> None:
     the events with which the turn began (service events such as presence do not move it). A player
     known to be no bot costs no query; a webhook bot's replies are counted by :func:`turn_deliver`.
     """
-    if str(player.pk) in _no_bots:
-        return
-    bot = Bot.objects.filter(pk=player.pk).only("delivery").first()
-    if bot is None:
-        _no_bot_remember(player.pk)
-        return
-    if bot.delivery != BotDelivery.POLL:
+    bot = _bot_of(player.pk)
+    if bot is None or bot.delivery != BotDelivery.POLL:
         return
     latency_ms = int((timezone.now() - match.updated_at).total_seconds() * 1000)
     bot_call_record(bot=bot, match_id=match.pk, seq=match.seq, outcome=BotCallOutcome.OK, latency_ms=latency_ms)
@@ -264,13 +263,8 @@ def _turn_body(match: Match, seat: int, deadline_ms: int | None) -> dict[str, An
 
 def _poll_timeout_ms(player: Player) -> int | None:
     """The player's ``timeout_ms`` if it is a poll bot, else None (no query for a known non-bot)."""
-    if str(player.pk) in _no_bots:
-        return None
-    bot = Bot.objects.filter(pk=player.pk).values_list("delivery", "timeout_ms").first()
-    if bot is None:
-        _no_bot_remember(player.pk)
-        return None
-    return bot[1] if bot[0] == BotDelivery.POLL else None
+    bot = _bot_of(player.pk)
+    return bot.timeout_ms if bot is not None and bot.delivery == BotDelivery.POLL else None
 
 
 def turns_of(*, player: Player) -> list[dict[str, Any]]:

@@ -28,6 +28,8 @@ from urllib.parse import quote
 import pytest
 from django.conf import settings
 
+from tests import services
+
 WORKER_READY_TIMEOUT = 60.0
 WORKER_STOP_TIMEOUT = 15.0
 # Test-only tasks the worker imports besides the project's own (see tests/worker_tasks.py).
@@ -112,9 +114,7 @@ def _celery_worker_process(request: pytest.FixtureRequest) -> Iterator[CeleryWor
             "NO BROKER CONFIGURED: set CELERY_BROKER_URL (e.g. redis://127.0.0.1:6379/0) to run "
             "the tests that need a real Celery worker; .ci/run does."
         )
-        if os.environ.get("REQUIRE_WORKER_TESTS"):
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
+        services.missing(reason)
     request.getfixturevalue("django_db_setup")  # Now settings.DATABASES names the test database.
     test_db = settings.DATABASES["default"]
     if test_db["ENGINE"].endswith("sqlite3") and "memory" in str(test_db["NAME"]):

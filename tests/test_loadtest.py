@@ -7,13 +7,13 @@ proves that the tool starts the service, plays, reports and cleans up.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
 import pytest
 from django.conf import settings
 
+from tests import services
 from tute_api.settings import BASE_DIR
 
 
@@ -22,10 +22,7 @@ def _services_or_skip() -> None:
     redis = (settings.CELERY_BROKER_URL or "").startswith("redis://")
     if postgres and redis:
         return
-    reason = "make loadtest needs PostgreSQL and Redis (DATABASE_URL, CELERY_BROKER_URL); .ci/run sets them"
-    if os.environ.get("REQUIRE_WORKER_TESTS"):
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
+    services.missing("make loadtest needs PostgreSQL and Redis (DATABASE_URL, CELERY_BROKER_URL); .ci/run sets them")
 
 
 @pytest.mark.worker

@@ -18,6 +18,7 @@ from games.engine.cards import ACE, CODES, KING, KNIGHT, POINTS, SUIT_MASK, THRE
 from . import bidding
 from .deals import all_deals, build_state, determined_deal, sample_deal
 from .knowledge import Knowledge, cards_in, read_view, trick_winner
+from .playout import p_none
 from .solver import Solver, TooBig, maxn
 
 #: Nodes the exact solver may visit before level-3 falls back to its rules (about 20 ms).
@@ -111,18 +112,6 @@ def cabron_utility(state: Any, seat: int) -> float:
 
 
 # -- rules of thumb -------------------------------------------------------------------------
-
-
-def p_none(pool: int, wanted: int, drawn: int) -> float:
-    """The chance that ``drawn`` cards taken from ``pool`` unknown cards include none of ``wanted`` given ones."""
-    if drawn <= 0 or wanted <= 0:
-        return 1.0
-    if pool - wanted < drawn:
-        return 0.0
-    p = 1.0
-    for i in range(drawn):
-        p *= (pool - wanted - i) / (pool - i)
-    return p
 
 
 class Table:

@@ -27,7 +27,10 @@ _NO_COST = (0,) * 40
 _CHEAP = tuple(POINTS[c] * 16 + c % 10 for c in range(40))
 
 
-def _p_none(pool: int, wanted: int, drawn: int) -> float:
+def p_none(pool: int, wanted: int, drawn: int) -> float:
+    """The chance that ``drawn`` cards taken from ``pool`` unknown cards include none of ``wanted`` given ones."""
+    if drawn <= 0 or wanted <= 0:
+        return 1.0
     if pool - wanted < drawn:
         return 0.0
     p = 1.0
@@ -38,7 +41,7 @@ def _p_none(pool: int, wanted: int, drawn: int) -> float:
 
 #: ``_P_NONE[pool][wanted][drawn]``: the chance that ``drawn`` cards out of ``pool`` include none of ``wanted``.
 _P_NONE = tuple(
-    tuple(tuple(_p_none(pool, wanted, drawn) for drawn in range(13)) for wanted in range(41)) for pool in range(41)
+    tuple(tuple(p_none(pool, wanted, drawn) for drawn in range(13)) for wanted in range(41)) for pool in range(41)
 )
 
 

@@ -164,16 +164,23 @@ def test_a_reply_that_comes_after_another_action_changes_nothing():
     assert not BotCall.objects.exists(), "a stale reply is not counted against the bot"
 
 
-def test_the_sweep_queues_webhook_turns_that_were_lost(receiver: Receiver):
-    bot = register("webhook", webhook_url=receiver.url)
-    human = new_player("human")
-    with mock.patch.object(turns, "_queue_delivery"):  # the broker loses every message
+def start_with_lost_deliveries(human: Any, bot: Any) -> dict[str, Any]:
+    """A match of the human against the bot, played by the human until the bot must act, while the
+    broker loses every webhook call."""
+    with mock.patch.object(turns, "_queue_delivery"):
         match = start(human, [{"bot": bot.id}, {"player": "me"}])
         for _ in range(10):
             view = human.get(f"/api/v1/matches/{match['id']}").json()
             if not view["legal_actions"]:
                 break
             human.post(f"/api/v1/matches/{match['id']}/actions", view["legal_actions"][0])
+    return match
+
+
+def test_the_sweep_queues_webhook_turns_that_were_lost(receiver: Receiver):
+    bot = register("webhook", webhook_url=receiver.url)
+    human = new_player("human")
+    match = start_with_lost_deliveries(human, bot)
     lost = Match.objects.get(pk=match["id"])
     assert lost.turn == 0 and not receiver.calls, "the bot waits for a lost call"
     assert turns.webhook_turns_sweep(idle_seconds=30) == 0, "not idle long enough"
@@ -252,13 +259,7 @@ def test_service_events_logged_while_the_bot_thinks_do_not_make_its_reply_stale(
 def test_a_delivery_queued_before_a_service_event_still_calls_the_bot(receiver: Receiver):
     bot = register("webhook", webhook_url=receiver.url)
     human = new_player("human")
-    with mock.patch.object(turns, "_queue_delivery"):
-        match = start(human, [{"bot": bot.id}, {"player": "me"}])
-        for _ in range(10):
-            view = human.get(f"/api/v1/matches/{match['id']}").json()
-            if not view["legal_actions"]:
-                break
-            human.post(f"/api/v1/matches/{match['id']}/actions", view["legal_actions"][0])
+    match = start_with_lost_deliveries(human, bot)
     queued = Match.objects.get(pk=match["id"])
     assert queued.turn == 0
     _service_event(match["id"])

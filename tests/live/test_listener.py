@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 import uuid
 from contextlib import ExitStack
 
 import pytest
-from django.conf import settings
 
 from games import live
+from tests import services
 
 
 @pytest.fixture
 def redis_url() -> str:
-    url = settings.CELERY_BROKER_URL or ""
-    if not url.startswith("redis://"):
-        reason = "NO REDIS CONFIGURED: set CELERY_BROKER_URL=redis://… to test live updates over Redis pub/sub"
-        if os.environ.get("REQUIRE_WORKER_TESTS"):
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
-    return url
+    return services.redis_url()
 
 
 def test_many_waiters_share_one_redis_connection(redis_url: str) -> None:

@@ -2,31 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Iterator
 
 import pytest
-from django.conf import settings
 from django.test import override_settings
 
 from games import live
-
-
-def _redis_url() -> str:
-    url = settings.CELERY_BROKER_URL or ""
-    if not url.startswith("redis://"):
-        reason = "NO REDIS CONFIGURED: set CELERY_BROKER_URL=redis://… to test live updates over Redis pub/sub"
-        if os.environ.get("REQUIRE_WORKER_TESTS"):
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
-    return url
+from tests import services
 
 
 @pytest.fixture(params=["local", "redis"])
 def live_backend(request: pytest.FixtureRequest) -> Iterator[str]:
-    url = "" if request.param == "local" else _redis_url()
+    url = "" if request.param == "local" else services.redis_url()
     with override_settings(LIVE_UPDATES_URL=url):
         yield request.param
 

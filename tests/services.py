@@ -1,0 +1,25 @@
+"""Tests that need a real service (Redis, PostgreSQL, a broker): skipped without it, failed instead
+where CI requires every service (``REQUIRE_WORKER_TESTS``, set by .ci/run)."""
+
+from __future__ import annotations
+
+import os
+from typing import NoReturn
+
+import pytest
+from django.conf import settings
+
+
+def missing(reason: str) -> NoReturn:
+    """Skip the test for want of a service; fail it when every service is required."""
+    if os.environ.get("REQUIRE_WORKER_TESTS"):
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason)
+
+
+def redis_url() -> str:
+    """The Redis that carries Celery's messages, which the live updates may use too."""
+    url = settings.CELERY_BROKER_URL or ""
+    if not url.startswith("redis://"):
+        missing("NO REDIS CONFIGURED: set CELERY_BROKER_URL=redis://… to test live updates over Redis pub/sub")
+    return url
