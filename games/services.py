@@ -25,6 +25,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from games import engine, live
 from games.bots import LEVELS, choose_action
 from players.models import Player
+from tute_api.after_response import on_commit_later
 
 from . import adapter, selectors, tasks, turns
 from .errors import Conflict, ErrorCode, Forbidden, NotFound, Unprocessable, engine_error
@@ -150,7 +151,7 @@ def match_join(
     if len(open_seats) == 1:
         _match_start(match)
     else:
-        transaction.on_commit(lambda: _announce(match.id))
+        on_commit_later(lambda: _announce(match.id))
     match.save(update_fields=["seating", "updated_at"])
     return _reply(player, idempotency, Reply(200, adapter.match_body(match, taken.number)))
 
@@ -210,7 +211,7 @@ def match_cancel(*, player: Player, match_id: UUID) -> Reply:
     Event.objects.bulk_create(adapter.event_rows(match, [event], now))
     match.status, match.updated_at, match.finished_at = MatchStatus.CANCELLED, now, now
     match.save(update_fields=["status", "seq", "updated_at", "finished_at"])
-    transaction.on_commit(lambda: _announce(match.id))
+    on_commit_later(lambda: _announce(match.id))
     return Reply(200, adapter.match_body(match, seat))
 
 
@@ -326,9 +327,9 @@ def _record(match: Match, state: engine.State, events: list[engine.Event]) -> No
     match.save(update_fields=["status", "seq", "turn", "state", "updated_at", "started_at", "finished_at"])
     match_id, seq, turn = match.id, match.seq, match.turn
     bot_next = adapter.bot_at(match.seating, turn) is not None
-    transaction.on_commit(lambda: _announce(match_id))
+    on_commit_later(lambda: _announce(match_id))
     if bot_next:
-        transaction.on_commit(lambda: _queue_bot_turns(match_id, seq))
+        on_commit_later(lambda: _queue_bot_turns(match_id, seq))
     turns.after_record(match)  # a registered bot or a player to act: wake their polls, call a webhook
 
 
@@ -341,9 +342,9 @@ def event_append(match: Match, event: engine.Event, now: datetime) -> None:
     Event.objects.bulk_create(adapter.event_rows(match, [event], now))
     match.save(update_fields=["seq"])
     match_id, seq = match.id, match.seq
-    transaction.on_commit(lambda: _announce(match_id))
+    on_commit_later(lambda: _announce(match_id))
     if match.status == MatchStatus.ACTIVE and adapter.bot_at(match.seating, match.turn):
-        transaction.on_commit(lambda: _queue_bot_turns(match_id, seq))
+        on_commit_later(lambda: _queue_bot_turns(match_id, seq))
 
 
 def _announce(match_id: UUID) -> None:

@@ -50,6 +50,7 @@ from games.bots import choose_action
 from players import webhooks
 from players.models import Bot, BotCallOutcome, BotDelivery, Player
 from players.services import bot_call_record
+from tute_api.after_response import on_commit_later
 from tute_api.errors import ApiError
 
 from . import adapter, services, tasks
@@ -116,7 +117,7 @@ def after_record(match: Match) -> None:
     if not player:
         return
     match_id, seq, player_id = match.id, match.seq, player["id"]
-    transaction.on_commit(lambda: turn_announce(match_id, seq, player_id))
+    on_commit_later(lambda: turn_announce(match_id, seq, player_id))
 
 
 def turn_announce(match_id: UUID, seq: int, player_id: str) -> None:

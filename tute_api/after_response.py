@@ -1,0 +1,74 @@
+"""Work that follows a commit but that the caller does not wait for: waking long polls, queuing a
+bot's turn. Inside a request it runs once the answer has been sent; anywhere else, at once.
+
+Each such step is a round trip to Redis, and on a busy server a round trip costs a wait for the CPU
+on each side: the answer to an action came 5 to 40 ms later for them (docs/performance.md). Django
+sends ``request_finished`` when the WSGI server closes the response, after writing it, so the
+steps a request leaves with :func:`later` run then, in the same thread, in the order given.
+:class:`AfterResponseMiddleware` marks where a request begins; a streamed answer (an event stream)
+runs its steps before it starts streaming.
+
+What they announce is committed before they run: if the process dies in between, the bot-turn
+sweep queues the lost turn again (``games.tasks.sweep_bot_turns``) and waiting requests time out
+and read the database again.
+
+    transaction.on_commit(lambda: later(lambda: queue_the_bots(match_id, seq)))
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from django.core.signals import request_finished
+from django.http import HttpRequest, HttpResponseBase
+
+logger = logging.getLogger(__name__)
+
+_requests = threading.local()
+
+
+def later(step: Callable[[], object]) -> None:
+    """Run ``step`` once the current request's answer is sent; at once outside a request."""
+    pending: list[Callable[[], object]] | None = getattr(_requests, "pending", None)
+    if pending is None:
+        step()
+    else:
+        pending.append(step)
+
+
+def on_commit_later(step: Callable[[], object]) -> None:
+    """``step`` after the current transaction commits, and after the answer (:func:`later`)."""
+    from django.db import transaction
+
+    transaction.on_commit(lambda: later(step))
+
+
+class AfterResponseMiddleware:
+    """The first middleware: from here on, :func:`later` keeps the request's steps."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        _requests.pending = []
+        response = self.get_response(request)
+        if response.streaming:  # its close comes when the stream ends: too late
+            _run_pending()
+        return response
+
+
+def _run_pending(**kwargs: Any) -> None:
+    pending, _requests.pending = getattr(_requests, "pending", None), None
+    if not pending:
+        return
+    for step in pending:
+        try:
+            step()
+        except Exception:  # the answer is gone: a step's failure can only be logged
+            logger.exception("A step after the response failed")
+
+
+request_finished.connect(_run_pending, dispatch_uid="after_response")
