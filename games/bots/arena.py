@@ -4,6 +4,11 @@ Each deal is played twice with the same cards and dealer, the bots' seats swappe
 cards cancels out. Bot ``a`` takes the even seats in the first game of a deal and the odd seats in the
 second (in the games of pairs, one pair each). Only single hands are played, never whole matches.
 
+A deal is also scored as a board, as in duplicate bridge: ``a`` wins the board when its two hands
+together scored more points than ``b``'s, that is, when it did better than ``b`` with the same
+cards (a tie counts half). The hands won measure who won; the boards measure who played better,
+since the luck of the deal cancels out in them.
+
 A hand is won by the side that wins it under its variant's rule: the hand's winner (CL4, IN3, D6), the
 soloist or the defenders by whether the bid was made (SU5), the pair with more points (SP3), or in
 cabrón every player who is not a loser (CB4). When both bots have a winning seat, or neither, the hand
@@ -149,17 +154,20 @@ class Report:
         rate = sum(g.score_a for g in self.games) / hands if hands else 0.0
         # The two games of a deal are not independent: the interval comes from the deals' means.
         by_deal: dict[int, list[float]] = {}
+        margins_by_deal: dict[int, list[int]] = {}
         for g in self.games:
             by_deal.setdefault(g.deal, []).append(g.score_a)
+            margins_by_deal.setdefault(g.deal, []).append(g.margin_a)
         means = [sum(v) / len(v) for v in by_deal.values()]
         half = 1.96 * statistics.stdev(means) / math.sqrt(len(means)) if len(means) > 1 else 1.0
-        margins = [g.margin_a for g in self.games]
-        margin_means = [
-            statistics.fmean(g.margin_a for g in self.games if g.deal == d) for d in by_deal
-        ] if hands else []
-        margin_half = (
-            1.96 * statistics.stdev(margin_means) / math.sqrt(len(margin_means)) if len(margin_means) > 1 else 0.0
+        boards = [statistics.fmean(v) for v in margins_by_deal.values()]
+        board_scores = [1.0 if m > 0 else 0.0 if m < 0 else 0.5 for m in boards]
+        board_rate = statistics.fmean(board_scores) if board_scores else 0.0
+        board_half = (
+            1.96 * statistics.stdev(board_scores) / math.sqrt(len(board_scores)) if len(board_scores) > 1 else 1.0
         )
+        margins = [g.margin_a for g in self.games]
+        margin_half = 1.96 * statistics.stdev(boards) / math.sqrt(len(boards)) if len(boards) > 1 else 0.0
         out: dict[str, Any] = {
             "variant": self.variant,
             "options": self.options,
@@ -173,6 +181,11 @@ class Report:
             "draws": draws,
             "win_rate_a": round(rate, 4),
             "ci95_a": [round(max(0.0, rate - half), 4), round(min(1.0, rate + half), 4)],
+            "boards_won_a": board_scores.count(1.0),
+            "boards_won_b": board_scores.count(0.0),
+            "boards_tied": board_scores.count(0.5),
+            "board_rate_a": round(board_rate, 4),
+            "board_ci95_a": [round(max(0.0, board_rate - board_half), 4), round(min(1.0, board_rate + board_half), 4)],
             "mean_margin_a": round(statistics.fmean(margins), 2) if margins else 0.0,
             "margin_ci95_a": round(margin_half, 2),
             "seconds": round(self.seconds, 1),
@@ -271,6 +284,9 @@ def format_report(summary: dict[str, Any]) -> str:
         f" seed {s['seed']}, {s['seconds']}s",
         f"hands won: {s['a']} {s['won_a']}, {s['b']} {s['won_b']}, draws {s['draws']}",
         f"{s['a']} wins {100 * s['win_rate_a']:.1f}% of hands (95% CI {100 * lo:.1f}%–{100 * hi:.1f}%)",
+        f"duplicate boards (more points than the other with the same cards): {s['a']} {s['boards_won_a']},"
+        f" {s['b']} {s['boards_won_b']}, tied {s['boards_tied']}; {s['a']} wins {100 * s['board_rate_a']:.1f}%"
+        f" (95% CI {100 * s['board_ci95_a'][0]:.1f}%–{100 * s['board_ci95_a'][1]:.1f}%)",
         f"mean point margin of {s['a']}: {s['mean_margin_a']:+.1f} (±{s['margin_ci95_a']:.1f})",
         *(_time_line(s[key], s[role]) for key, role in (("a", "time_a"), ("b", "time_b"))),
     ])

@@ -27,6 +27,28 @@ def test_run_arena_counts_every_hand_once() -> None:
     assert summary["time_a"]["decisions"] == summary["time_b"]["decisions"] == 6 * 2 * 20
 
 
+def test_a_board_goes_to_the_bot_that_scored_more_with_the_same_cards() -> None:
+    report = run_arena("clasico", {}, "level-2", "level-1", deals=30, seed=2)
+    summary = report.summary()
+    margins: dict[int, int] = {}
+    for game in report.games:
+        margins[game.deal] = margins.get(game.deal, 0) + game.margin_a
+    assert summary["boards_won_a"] == sum(1 for m in margins.values() if m > 0)
+    assert summary["boards_won_b"] == sum(1 for m in margins.values() if m < 0)
+    assert summary["boards_tied"] == sum(1 for m in margins.values() if m == 0)
+    assert summary["boards_won_a"] + summary["boards_won_b"] + summary["boards_tied"] == 30
+    expected = (summary["boards_won_a"] + summary["boards_tied"] / 2) / 30
+    assert summary["board_rate_a"] == round(expected, 4)
+    low, high = summary["board_ci95_a"]
+    assert low <= summary["board_rate_a"] <= high
+
+    # Deterministic bots with their names swapped play the same games: every board changes hands.
+    one = run_arena("clasico", {}, "level-3", "level-2", deals=10, seed=2).summary()
+    other = run_arena("clasico", {}, "level-2", "level-3", deals=10, seed=2).summary()
+    assert (other["boards_won_a"], other["boards_won_b"]) == (one["boards_won_b"], one["boards_won_a"])
+    assert one["boards_won_a"] > 0
+
+
 @pytest.mark.parametrize("variant", ["cabron", "subastado", "individual", "subastado_parejas"])
 def test_the_arena_plays_every_variant(variant: str) -> None:
     summary = run_arena(variant, {}, "level-3", "level-2", deals=2, seed=1).summary()
@@ -40,6 +62,7 @@ def test_arena_command_prints_the_table() -> None:
     text = out.getvalue()
     assert "level-2 vs level-1, 3 duplicate deals (6 hands)" in text
     assert "hands won: level-2" in text and "95% CI" in text and "mean point margin" in text
+    assert "duplicate boards (more points than the other with the same cards): level-2" in text
     assert "time per decision, level-2: median" in text and "p95" in text
     assert "3/3 deals" in err.getvalue()  # the progress bar
 
@@ -50,7 +73,8 @@ def test_arena_command_json_and_options() -> None:
                  "--deals", "1", "--option", "hand_size=6", "--json", "--no-progress", stdout=out)
     summary = json.loads(out.getvalue())
     assert summary["options"]["hand_size"] == 6
-    assert set(summary) >= {"won_a", "won_b", "win_rate_a", "ci95_a", "mean_margin_a", "time_a", "time_b"}
+    assert set(summary) >= {"won_a", "won_b", "win_rate_a", "ci95_a", "mean_margin_a", "time_a", "time_b",
+                            "boards_won_a", "boards_won_b", "boards_tied", "board_rate_a", "board_ci95_a"}
     assert set(summary["time_a"]) >= {"median_ms", "p95_ms"}
 
 
