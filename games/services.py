@@ -318,13 +318,13 @@ def _record(match: Match, state: engine.State, events: list[engine.Event]) -> No
     """Append the events to the log, write the hands, save the snapshot; wake and queue on commit."""
     now = timezone.now()
     rows = adapter.event_rows(match, events, now)
-    Event.objects.bulk_create(rows)
     for number, result, seq in adapter.hands_finished(rows):
         Hand.objects.filter(match=match, number=number).update(result=result, finished_seq=seq)
     if started := adapter.hands_started(match, rows):
         Hand.objects.bulk_create(started)
     adapter.update_from_state(match, state, now)
-    match.save(update_fields=["status", "seq", "turn", "state", "updated_at", "started_at", "finished_at"])
+    fields = ["status", "seq", "turn", "state", "updated_at", "started_at", "finished_at"]
+    Match.objects.save_with_events(match, rows, fields)
     match_id, seq, turn = match.id, match.seq, match.turn
     bot_next = adapter.bot_at(match.seating, turn) is not None
     on_commit_later(lambda: _announce(match_id))
@@ -339,8 +339,7 @@ def event_append(match: Match, event: engine.Event, now: datetime) -> None:
 
     ``updated_at`` is left alone: it dates the latest move, which the turn clock counts from. A bot
     turn queued at the old seq would find the match moved on, so it is queued again."""
-    Event.objects.bulk_create(adapter.event_rows(match, [event], now))
-    match.save(update_fields=["seq"])
+    Match.objects.save_with_events(match, adapter.event_rows(match, [event], now), ["seq"])
     match_id, seq = match.id, match.seq
     on_commit_later(lambda: _announce(match_id))
     if match.status == MatchStatus.ACTIVE and adapter.bot_at(match.seating, match.turn):

@@ -69,3 +69,32 @@ def test_the_sweep_queues_bot_turns_that_were_lost():
         assert tasks.sweep_bot_turns.apply().get() == 1
     delay.assert_called_once_with(str(match.id), match.seq)
     assert services.bot_turns_play(match_id=match.id, seq=match.seq) >= 1
+
+
+def test_an_action_appends_its_events_and_saves_the_match_in_one_statement_on_postgresql():
+    """Round trips are what an action waits for under load (docs/performance.md)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    if connection.vendor != "postgresql":
+        pytest.skip("one statement on PostgreSQL only; SQLite takes the ORM's two")
+    me = new_player()
+    seats = [{"player": "me"}, {"open": True}]  # two humans: no bot moves in between
+    created = me.post("/api/v1/matches/", {"variant": "dos", "seats": seats})
+    guest = new_player("guest")
+    guest.post(f"/api/v1/matches/{created.json()['id']}/join", {"invite_code": created.json()["invite_code"]})
+    match = Match.objects.get(pk=created.json()["id"])
+    player = me if match.turn == 0 else guest
+    view = player.get(f"/api/v1/matches/{match.pk}").json()
+    before = Event.objects.filter(match=match).count()
+    with CaptureQueriesContext(connection) as queries:
+        action = {**view["legal_actions"][0], "expected_seq": view["seq"]}
+        answer = player.post(f"/api/v1/matches/{match.pk}/actions", action)
+    assert answer.status_code == 200
+    games_tables = ('"games_event"', '"games_match"', '"games_hand"')
+    statements = [q["sql"] for q in queries.captured_queries]
+    writes = [s for s in statements if s.startswith(("INSERT", "UPDATE", "WITH")) and any(t in s for t in games_tables)]
+    assert len(writes) == 1 and writes[0].startswith("WITH appended AS (INSERT INTO \"games_event\"")
+    match.refresh_from_db()
+    assert match.seq == answer.json()["seq"] and Event.objects.filter(match=match).count() > before
+    assert list(Event.objects.filter(match=match).values_list("seq", flat=True)) == list(range(1, match.seq + 1))
