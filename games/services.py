@@ -3,7 +3,8 @@
 Every service runs in one transaction and locks the match row (``select_for_update``) before it
 reads the match, so that actions on one match are applied one at a time, in ``seq`` order. An
 action is applied through the engine; its events are appended to the log, the snapshot is saved,
-and, once the transaction commits, waiting requests are woken and the next bot turn is queued.
+and, once the transaction commits, waiting requests are woken and the next bot turn is queued
+(after the answer is sent, when a request made the change: ``tute_api.after_response``).
 """
 
 from __future__ import annotations
