@@ -75,8 +75,9 @@ class Client:
 
 
 def play(port: int, deadline: float, warmup_until: float, variant: str, options: dict[str, Any], bots: str,
-         seed: int, out: dict[str, Any]) -> None:  # fmt: skip
-    """One client: play matches until the deadline; record POST latencies and errors in ``out``."""
+         think: float, seed: int, out: dict[str, Any]) -> None:  # fmt: skip
+    """One client: play matches until the deadline, pausing ``think`` seconds before each action, as
+    a player choosing a card; record POST latencies and errors in ``out``."""
     rng = random.Random(seed)
     client = Client(port)
     latencies: list[float] = out["latencies"]
@@ -106,6 +107,8 @@ def play(port: int, deadline: float, warmup_until: float, variant: str, options:
             if waiting_since is not None and warmup_until <= time.monotonic() < deadline:
                 waits.append(time.perf_counter() - waiting_since)
             waiting_since = None
+            if think:
+                time.sleep(think)
             action = {**rng.choice(view["legal_actions"]), "expected_seq": view["seq"]}
             start = time.perf_counter()
             status, answer = client.call("POST", f"{url}/actions", action)
@@ -122,11 +125,11 @@ def play(port: int, deadline: float, warmup_until: float, variant: str, options:
 
 
 def client_process(port: int, threads: int, first_seed: int, deadline: float, warmup_until: float,
-                   variant: str, options: dict[str, Any], bots: str, queue: Any) -> None:  # fmt: skip
+                   variant: str, options: dict[str, Any], bots: str, think: float, queue: Any) -> None:  # fmt: skip
     results = [{"latencies": [], "waits": [], "errors": [], "matches": 0} for _ in range(threads)]
     workers = [
         threading.Thread(
-            target=_guarded, args=(port, deadline, warmup_until, variant, options, bots, first_seed + i, r)
+            target=_guarded, args=(port, deadline, warmup_until, variant, options, bots, think, first_seed + i, r)
         )
         for i, r in enumerate(results)
     ]
@@ -225,6 +228,8 @@ def main() -> None:
     parser.add_argument("--variant", default="clasico")
     parser.add_argument("--options", default='{"games_to_win": 1}', help="match options as JSON")
     parser.add_argument("--bots", default="level-1")
+    parser.add_argument("--think-ms", type=float, default=0,
+                        help="each client's pause before each action, as a player choosing a card (default 0)")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--web-workers", type=int, default=4, help="gunicorn worker processes (default 4)")
     parser.add_argument("--web-threads", type=int, default=8, help="threads per gunicorn worker (default 8)")
@@ -295,7 +300,8 @@ def main() -> None:
                 continue
             process = multiprocessing.get_context("fork").Process(
                 target=client_process,
-                args=(args.port, threads, seed, deadline, start + args.warmup, args.variant, options, args.bots, queue),
+                args=(args.port, threads, seed, deadline, start + args.warmup, args.variant, options, args.bots,
+                      args.think_ms / 1000, queue),
             )
             process.start()
             processes.append(process)
@@ -330,6 +336,7 @@ def main() -> None:
         "variant": args.variant,
         "options": options,
         "bots": args.bots,
+        "think_ms": args.think_ms,
         "actions": len(latencies),
         "actions_per_second": round(len(latencies) / measured, 1) if measured > 0 else 0,
         "matches_finished": sum(r["matches"] for r in results),
@@ -369,8 +376,9 @@ def main() -> None:
         print(json.dumps(figures, indent=2))
     else:
         lat = figures["latency_ms"]
+        thinking = f", {args.think_ms:g} ms to think before each action" if args.think_ms else ""
         print(f"{args.clients} clients, {figures['seconds']} s measured ({args.variant} {json.dumps(options)} "
-              f"against {args.bots} bots)")  # fmt: skip
+              f"against {args.bots} bots{thinking})")  # fmt: skip
         print(f"  actions: {figures['actions']} ({figures['actions_per_second']}/s), "
               f"matches finished: {figures['matches_finished']}")  # fmt: skip
         print(f"  action POST latency: p50 {lat['p50']} ms, p95 {lat['p95']} ms, p99 {lat['p99']} ms, "

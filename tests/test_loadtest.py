@@ -39,3 +39,17 @@ def test_a_short_load_test_plays_without_errors_and_reports_its_figures() -> Non
     latency = figures["latency_ms"]
     assert 0 < latency["p50"] <= latency["p95"] <= latency["p99"] <= latency["max"]
     assert figures["server"]["client_processes"] == 2 and figures["cpu_ms_per_action"]["web"] > 0
+
+
+@pytest.mark.worker
+def test_clients_that_think_before_each_action_play_no_faster_than_they_think() -> None:
+    _services_or_skip()
+    run = subprocess.run(
+        [sys.executable, "scripts/loadtest.py", "--clients", "2", "--seconds", "5", "--warmup", "1",
+         "--think-ms", "200", "--port", "8798", "--database", "tute_loadtest_ci", "--json"],
+        cwd=BASE_DIR, capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    figures = json.loads(run.stdout)
+    assert figures["errors"] == 0 and figures["actions"] > 0 and figures["think_ms"] == 200
+    assert figures["actions_per_second"] <= 2 / 0.2  # two clients, each pausing 0.2 s before every action
