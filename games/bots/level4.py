@@ -42,7 +42,7 @@ _SOLVED = ("clasico", "dos", "individual", "subastado", "subastado_parejas")
 class Budget:
     """How hard level-4 thinks: at most ``samples`` deals and about ``time`` seconds per decision.
 
-    By default the deals bound it (32: tens of milliseconds a decision, docs/bots.md) and the time
+    By default the deals bound it (64: tens of milliseconds a decision, docs/bots.md) and the time
     only guards a slow machine, so that a seeded match plays the same moves however busy the server
     is, and the bot that plays is the one the arena measured.
 
@@ -52,7 +52,7 @@ class Budget:
     """
 
     time: float = 1.0
-    samples: int = 32
+    samples: int = 64
     min_samples: int = 8
     solve_cards: int = 0
     solve_nodes: int = 4_000

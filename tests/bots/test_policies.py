@@ -113,7 +113,7 @@ def test_level4_never_weighs_two_interchangeable_blanks() -> None:
 def test_level_4_by_default_plays_the_same_move_from_the_same_view_and_seed() -> None:
     """Its default budget is a number of deals, not a time, so a seeded match replays its moves
     however busy the machine is (the time is only a guard against a very slow one)."""
-    assert Budget().samples == 32 and Budget().time >= 1.0
+    assert Budget().samples == 64 and Budget().time >= 1.0
     for variant, _options, state in positions(1, seed=5):
         seen = view(state, state.turn)
         first = choose_action("level-4", seen, random.Random(9))
