@@ -30,7 +30,7 @@ from tute_api.after_response import on_commit_later
 
 from . import adapter, selectors, tasks, turns
 from .errors import Conflict, ErrorCode, Forbidden, NotFound, Unprocessable, engine_error
-from .models import Event, Hand, IdempotencyRecord, Match, MatchStatus, Seat
+from .models import Hand, IdempotencyRecord, Match, MatchStatus, Seat
 
 logger = logging.getLogger(__name__)
 
@@ -209,9 +209,9 @@ def match_cancel(*, player: Player, match_id: UUID) -> Reply:
         )
     now = timezone.now()
     event = {"type": "match_cancelled", "seat": None, "data": {"reason": "cancelled_by_creator"}}
-    Event.objects.bulk_create(adapter.event_rows(match, [event], now))
+    rows = adapter.event_rows(match, [event], now)
     match.status, match.updated_at, match.finished_at = MatchStatus.CANCELLED, now, now
-    match.save(update_fields=["status", "seq", "updated_at", "finished_at"])
+    Match.objects.save_with_events(match, rows, ["status", "seq", "updated_at", "finished_at"])
     on_commit_later(lambda: _announce(match.id))
     return Reply(200, adapter.match_body(match, seat))
 

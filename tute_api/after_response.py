@@ -12,7 +12,7 @@ What they announce is committed before they run: if the process dies in between,
 sweep queues the lost turn again (``games.tasks.sweep_bot_turns``) and waiting requests time out
 and read the database again.
 
-    transaction.on_commit(lambda: later(lambda: queue_the_bots(match_id, seq)))
+    on_commit_later(lambda: queue_the_bots(match_id, seq))
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.signals import request_finished
+from django.db import transaction
 from django.http import HttpRequest, HttpResponseBase
 
 logger = logging.getLogger(__name__)
@@ -41,8 +42,6 @@ def later(step: Callable[[], object]) -> None:
 
 def on_commit_later(step: Callable[[], object]) -> None:
     """``step`` after the current transaction commits, and after the answer (:func:`later`)."""
-    from django.db import transaction
-
     transaction.on_commit(lambda: later(step))
 
 

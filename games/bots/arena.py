@@ -98,7 +98,7 @@ def play_game(
     deck = _deck(variant, checked, seed, deal)
     state = new_match(variant, checked, first_dealer=deal % n, decks=[deck]).state
     roles = ["a" if (s % 2 == 0) != swapped else "b" for s in range(n)]
-    policies = {"a": _policy(spec_a), "b": _policy(spec_b)}
+    policies = {"a": bot_policy(spec_a), "b": bot_policy(spec_b)}
     rngs = [random.Random(f"arena:{seed}:{deal}:{int(swapped)}:{s}") for s in range(n)]
     times: dict[str, list[float]] = {"a": [], "b": []}
     choice_times: dict[str, list[float]] = {"a": [], "b": []}
@@ -123,8 +123,9 @@ def play_game(
     return GameRecord(deal, swapped, score, margin, times, choice_times)
 
 
-def _policy(spec: str) -> Any:
-    """The bot a spec names; None for the oracle, which reads the whole state (``oracle.py``)."""
+def bot_policy(spec: str) -> Any:
+    """The bot a spec names (KeyError or ValueError if none); None for the oracle, which reads the
+    whole state (``oracle.py``)."""
     return None if spec == ORACLE else make_policy(spec)
 
 
@@ -226,7 +227,7 @@ def run_arena(
 ) -> Report:
     """Play ``deals`` duplicate deals (two hands each) between bots ``a`` and ``b``."""
     checked = validate_options(variant, options)
-    _policy(a), _policy(b)  # refuse an unknown bot before starting
+    bot_policy(a), bot_policy(b)  # refuse an unknown bot before starting
     jobs = [(variant, dict(options or {}), seed, deal, a, b) for deal in range(deals)]
     games: list[GameRecord] = []
     start = time.perf_counter()

@@ -7,9 +7,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games.bots import LEVELS, make_policy
-from games.bots.arena import format_report, progress_bar, run_arena
-from games.bots.oracle import NAME as ORACLE
+from games.bots import LEVELS
+from games.bots.arena import bot_policy, format_report, progress_bar, run_arena
 from games.engine import VARIANTS, InvalidOptions
 
 
@@ -48,8 +47,7 @@ class Command(BaseCommand):
                 options[name] = value
         for spec in (opts["a"], opts["b"]):
             try:
-                if spec != ORACLE:
-                    make_policy(spec)
+                bot_policy(spec)
             except (KeyError, ValueError) as error:
                 raise CommandError(f"unknown bot {spec!r}: {error}") from None
         if opts["deals"] < 1:
