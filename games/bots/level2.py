@@ -1,7 +1,9 @@
 """level-2: simple sound play.
 
-Follow cheaply; win a trick with the lowest card that wins it when it is worth winning; keep kings and
-knights that can still make a canto; throw blanks on lost tricks; bid what the hand is worth.
+Lead a plain ace, or draw trumps when holding three (:func:`~games.bots.tricks.lead_by_rules`); follow
+cheaply; win a trick with the lowest card that wins it, sparing kings and knights that can still make a
+canto; feed a partner's trick that is sure or led by an ace; throw blanks on lost tricks
+(:func:`~games.bots.tricks.follow_by_rules`); bid what the hand is worth.
 In cabrón, steer away from finishing at 0, over 100 or in the middle (CB4).
 """
 
@@ -12,7 +14,16 @@ from typing import Any
 
 from games.engine.cards import ACE, CODES, KING, KNIGHT, POINTS, SUITS, THREE, parse
 
-from .tricks import beats, can_still_sing, cheapest, lowest_winner, trick_state, trump_of
+from .tricks import (
+    beats,
+    can_still_sing,
+    cheapest,
+    follow_by_rules,
+    lead_by_rules,
+    lowest_winner,
+    trick_state,
+    trump_of,
+)
 
 
 def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -44,27 +55,10 @@ def _card(view: dict[str, Any]) -> int:
     if view["variant"] == "cabron":
         return _cabron_card(view, legal, trump, keep, best, points)
     if trick_size == 0:
-        return _lead(legal, trump, keep)
+        draw_trumps = not view["hand"]["stock_count"]
+        return lead_by_rules(legal, trump, keep, draw_trumps, master_trump=trump * 10 + ACE)
     partner_winning = best_seat >= 0 and best_seat != seat and sides[best_seat] == sides[seat]
-    if partner_winning:
-        if last_to_play:  # give the partner points
-            safe = [c for c in legal if c not in keep and c // 10 != trump]
-            return max(safe or legal, key=lambda c: (POINTS[c], -(c % 10)))
-        return cheapest(legal, trump, keep)
-    winner = lowest_winner(legal, best, trump)
-    if winner is not None:
-        wasted_trump = winner // 10 == trump and points == 0 and not last_to_play
-        if not wasted_trump or all(c // 10 == trump for c in legal):
-            return winner
-    return cheapest(legal, trump, keep)
-
-
-def _lead(legal: list[int], trump: int, keep: set[int]) -> int:
-    """Lead an ace (it wins at once) or else a low card of a plain suit."""
-    aces = [c for c in legal if c % 10 == ACE and c // 10 != trump]
-    if aces:
-        return aces[0]
-    return cheapest(legal, trump, keep)
+    return follow_by_rules(legal, best, partner_winning, last_to_play, points, trump, keep)
 
 
 def _cabron_card(

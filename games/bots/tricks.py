@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.engine.cards import KING, KNIGHT, POINTS, SUITS, parse
+from games.engine.cards import ACE, KING, KNIGHT, POINTS, SUITS, parse
 
 
 def trump_of(view: dict[str, Any]) -> int:
@@ -51,3 +51,45 @@ def lowest_winner(cards: list[int], best: int, trump: int) -> int | None:
     if not winners:
         return None
     return min(winners, key=lambda c: (c // 10 == trump, c % 10))
+
+
+#: With this many trumps or more (cantos in waiting aside), a leader with no plain ace draws trumps.
+DRAW_TRUMPS = 3
+
+
+def lead_by_rules(cards: list[int], trump: int, keep: set[int], draw_trumps: bool, master_trump: int) -> int:
+    """level-2's lead, which level-3 shares: a plain ace, which wins at once; else, once the duties apply
+    (``draw_trumps``) and holding :data:`DRAW_TRUMPS` trumps, a trump to draw the rivals': the top one when
+    it is ``master_trump`` (the highest trump still in play), else the lowest; else the cheapest card.
+    """
+    aces = [c for c in cards if c % 10 == ACE and c // 10 != trump]
+    if aces:
+        return aces[0]
+    trumps = [c for c in cards if c // 10 == trump and c not in keep]
+    if draw_trumps and len(trumps) >= DRAW_TRUMPS:
+        return max(trumps) if max(trumps) == master_trump else min(trumps)
+    return cheapest(cards, trump, keep)
+
+
+def follow_by_rules(
+    cards: list[int], best: int, partner_winning: bool, last_to_play: bool, points: int, trump: int, keep: set[int]
+) -> int:
+    """level-2's card to a trick led by another, which level-3 shares.
+
+    A partner's trick is fed points when it is sure (I play last) or led by an ace; else it gets the cheapest
+    card. A rival's trick is taken with the weakest card that takes it, sparing cantos in waiting, unless
+    that spends a trump on a trick worth nothing before everyone has played; else the cheapest card.
+    """
+    if partner_winning:
+        if last_to_play or best % 10 == ACE:
+            spare = [c for c in cards if c not in keep and c // 10 != trump]
+            return max(spare or cards, key=lambda c: (POINTS[c], -(c % 10)))
+        return cheapest(cards, trump, keep)
+    winner = lowest_winner([c for c in cards if c not in keep], best, trump)
+    if winner is None:
+        winner = lowest_winner(cards, best, trump)
+    if winner is not None:
+        wasted_trump = winner // 10 == trump and points == 0 and not last_to_play
+        if not wasted_trump or all(c // 10 == trump for c in cards):
+            return winner
+    return cheapest(cards, trump, keep)
