@@ -4,11 +4,11 @@ The bot reads its view into a :class:`~games.bots.knowledge.Knowledge`: every ca
 canto, an exchange or the trump card showed, and the voids (and missing higher cards) that failures to
 follow, to beat or to trump reveal (C5). Once every card's place is determined (in ``dos`` as soon as the
 stock is gone) it plays the rest of the hand exactly (:mod:`games.bots.solver`), and in the last tricks it
-solves every deal the count leaves possible. Before that, in clásico, individual and subastado in pairs it
-plays level-2's rules with the count's one sharpening that measured better (:func:`rules_card`); in the
-other variants it estimates, for each card it might play, how likely the later players are to beat it,
-and weighs the points won or given away. Either way it keeps kings and knights that can still sing (C7).
-Bids and trump choice: :mod:`.bidding`.
+solves the deals the count leaves possible (all of them, or a sample). Before that, in clásico, individual
+and subastado in pairs it plays level-2's rules with the count's one sharpening that measured better
+(:func:`rules_card`); in the other variants it estimates, for each card it might play, how likely the
+later players are to beat it, and weighs the points won or given away. Either way it keeps kings and
+knights that can still sing (C7). Bids and trump choice: :mod:`.bidding`.
 """
 
 from __future__ import annotations
