@@ -57,6 +57,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Marks a match seat connected after each authenticated call on the match (rooms/presence.py).
     "rooms.middleware.PresenceMiddleware",
+    # With BEAT_IN_PROCESS and no broker, runs Celery beat's schedule in a thread (tute_api/beat.py).
+    "tute_api.beat.InProcessBeatMiddleware",
 ]
 if not DEBUG:
     # Under gunicorn, WhiteNoise serves the collected static files (admin, Swagger UI).
@@ -216,6 +218,9 @@ CELERY_TASK_EAGER_PROPAGATES = True
 # instead of opening a new PostgreSQL session for each bot turn.
 CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=100)
 # Celery beat: queue again the bot turns that a broker outage lost (games.tasks.sweep_bot_turns).
+# With no broker there is no beat; BEAT_IN_PROCESS (set by `make run`) runs this schedule in the web
+# process instead (tute_api/beat.py).
+BEAT_IN_PROCESS = env.bool("BEAT_IN_PROCESS", default=False)
 CELERY_BEAT_SCHEDULE = {
     "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": 30.0},
     "sweep-webhook-turns": {"task": "games.tasks.sweep_webhook_turns", "schedule": 30.0},

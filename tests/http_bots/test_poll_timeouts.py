@@ -10,6 +10,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from django.conf import settings
 from django.db import connection
 from django.db.models import F
 from django.test.utils import CaptureQueriesContext
@@ -19,6 +20,7 @@ from games.models import Event, Match
 from players.models import BotCall
 from tests.games.helpers import human_table, new_player
 from tests.games.openapi import validate
+from tute_api.beat import Beat
 
 from .helpers import register
 
@@ -196,3 +198,17 @@ def test_a_players_action_queries_nothing_about_bots():
     for _ in range(3):
         about_bots = [q["sql"] for q in act() if "players_bot" in q["sql"]]
         assert not about_bots, about_bots
+
+
+def test_with_no_broker_the_in_process_beat_plays_the_fallback_of_a_poll_bot_that_never_acts():
+    """``make run`` has no broker and so no beat process: its schedule runs in the web process instead
+    (``tute_api/beat.py``), and its sweep ends the wait on a poll bot that is gone."""
+    bot = register("poll", timeout_ms=1000)
+    human, match_id = vs_human(bot.id)
+    waiting = until_the_bots_turn(human, match_id)
+    clock = [0.0]
+    schedule = Beat(settings.CELERY_BEAT_SCHEDULE, clock=lambda: clock[0])
+    backdate(match_id, 1.1)
+    clock[0] += 30
+    assert "games.tasks.sweep_webhook_turns" in schedule.run_due()
+    assert [(f.seq, f.data["reason"]) for f in fallbacks(match_id)] == [(waiting.seq + 1, "timeout")]
