@@ -76,7 +76,7 @@ def follow_by_rules(
 ) -> int:
     """level-2's card to a trick led by another, which level-3 shares.
 
-    A partner's trick is fed points when it is sure (I play last) or led by an ace; else it gets the cheapest
+    A partner's trick is fed points when it is sure (I play last) or held by an ace; else it gets the cheapest
     card. A rival's trick is taken with the weakest card that takes it, sparing cantos in waiting, unless
     that spends a trump on a trick worth nothing before everyone has played; else the cheapest card.
     """
