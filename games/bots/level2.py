@@ -2,7 +2,7 @@
 
 Lead a plain ace, or draw trumps when holding three (:func:`~games.bots.tricks.lead_by_rules`); follow
 cheaply; win a trick with the lowest card that wins it, sparing kings and knights that can still make a
-canto; feed a partner's trick that is sure or led by an ace; throw blanks on lost tricks
+canto; feed a partner's trick that is sure or held by an ace; throw blanks on lost tricks
 (:func:`~games.bots.tricks.follow_by_rules`); bid what the hand is worth.
 In cabrón, steer away from finishing at 0, over 100 or in the middle (CB4).
 """

@@ -9,6 +9,7 @@ from typing import Any
 
 from games.bots import make_policy
 from games.bots.level3 import ENDGAME_CARDS
+from games.bots.tricks import trick_state
 from games.engine import legal_actions, new_match, push, view
 from games.engine.cards import ACE, KING, KNIGHT, POINTS, SUITS, parse
 
@@ -42,16 +43,6 @@ def facts(seen: dict[str, Any]) -> tuple[list[int], list[int], int, set[int]]:
         if pair <= set(hand):
             keep |= pair
     return hand, legal, trump, keep
-
-
-def trick_of(seen: dict[str, Any], trump: int) -> tuple[int, int]:
-    """The seat and card winning the trick in progress."""
-    best_seat, best = -1, -1
-    for play in seen["hand"]["trick"]:
-        card = parse(play["card"])
-        if best < 0 or (card // 10 == best // 10 and card > best) or (card // 10 == trump != best // 10):
-            best_seat, best = play["seat"], card
-    return best_seat, best
 
 
 def test_with_three_trumps_and_no_plain_ace_the_leader_draws_trumps() -> None:
@@ -98,7 +89,7 @@ def test_level2_feeds_a_partner_whose_ace_holds_the_trick() -> None:
         if not trick or len(trick) == 3:
             continue
         _hand, legal, trump, keep = facts(seen)
-        best_seat, best = trick_of(seen, trump)
+        best, best_seat, _points = trick_state(seen)
         if best % 10 != ACE or seen["sides"][best_seat] != seen["sides"][seen["my_seat"]]:
             continue
         spare = [c for c in legal if c not in keep and c // 10 != trump]
@@ -116,7 +107,7 @@ def test_level2_takes_a_trick_with_a_card_that_spares_its_canto() -> None:
         if not seen["hand"]["trick"]:
             continue
         _hand, legal, trump, keep = facts(seen)
-        best_seat, best = trick_of(seen, trump)
+        best, best_seat, _points = trick_state(seen)
         if seen["sides"][best_seat] == seen["sides"][seen["my_seat"]]:
             continue
         takers = [c for c in legal if (c // 10 == best // 10 and c > best) or (c // 10 == trump != best // 10)]
