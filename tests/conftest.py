@@ -138,6 +138,15 @@ def celery_worker(
     return _celery_worker_process
 
 
+@pytest.fixture
+def client() -> Any:
+    """pytest-django's ``client``, but checking CSRF as a real server does: API clients send no CSRF
+    token, so a view that forgets it is exempt answers them Django's HTML 403 (tests/test_api_routes.py)."""
+    from django.test import Client
+
+    return Client(enforce_csrf_checks=True)
+
+
 @pytest.fixture(autouse=True)
 def no_rate_limits(request: pytest.FixtureRequest, settings: Any) -> Iterator[None]:
     """Tests run unthrottled (a test of the limits sets its own rates), with fresh counters."""

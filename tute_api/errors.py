@@ -25,6 +25,7 @@ from http import HTTPStatus
 from typing import Any
 
 from django.http import HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -118,6 +119,7 @@ def page_not_found(request: HttpRequest, exception: Exception) -> JsonResponse:
     return problem_response(404, "not_found", str(exceptions.NotFound.default_detail))
 
 
+@csrf_exempt  # an API client sends no CSRF token: its POST to a wrong path is a 404, not Django's HTML 403
 def api_route_not_found(request: HttpRequest) -> JsonResponse:
     """The view of every unknown path under ``/api/``: a problem, naming the path with a slash when
     that is a route (``POST /api/v1/players`` → ``/api/v1/players/``)."""

@@ -44,7 +44,7 @@ class Api:
     in process) as a real commit would, although the test's transaction never commits."""
 
     def __init__(self, token: str | None = None, username: str | None = None):
-        self.client = APIClient()
+        self.client = APIClient(enforce_csrf_checks=True)  # as a real client: no CSRF token
         self.username = username
         self.token = token
         if token:
