@@ -61,3 +61,30 @@ def test_the_examples_match_their_schemas(schema):
                 component = content["schema"]["$ref"].rsplit("/", 1)[-1]
                 for example in content.get("examples", {}).values():
                     validate(component, example["value"])
+
+
+@pytest.mark.parametrize("key", ["k", "~" * 255, "a b", "é", "a" * 256, "a\tb", "\x7f"])
+def test_the_idempotency_key_is_documented_as_the_service_checks_it(schema, key):
+    """A key the schema admits is accepted; one it does not is refused with 400 (API clients and
+    fuzzers generate keys from the schema)."""
+    import re
+
+    from rest_framework.parsers import JSONParser
+    from rest_framework.request import Request
+    from rest_framework.test import APIRequestFactory
+
+    from games.apis import idempotency_of
+    from games.errors import BadRequest
+
+    parameters = [p for item in schema["paths"].values() for op in item.values() for p in op.get("parameters", [])]
+    documented = [p["schema"] for p in parameters if p["name"] == "Idempotency-Key"]
+    assert len(documented) >= 2  # creating a match, and an action
+    rule = documented[0]
+    admitted = rule["minLength"] <= len(key) <= rule["maxLength"] and re.fullmatch(rule["pattern"], key) is not None
+    posted = APIRequestFactory().post("/", {}, format="json", HTTP_IDEMPOTENCY_KEY=key)
+    request = Request(posted, parsers=[JSONParser()])
+    try:
+        accepted = idempotency_of(request) is not None
+    except BadRequest:
+        accepted = False
+    assert accepted == admitted
