@@ -3,6 +3,7 @@ its period, failures logged, and only where asked for and with no broker."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
@@ -88,3 +89,36 @@ def test_the_middleware_starts_one_thread_only_when_asked_and_with_no_broker(
     for thread in threads():
         thread.join(beat.TICK_SECONDS + 1)
     assert threads() == []
+
+
+class Lines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@pytest.mark.django_db
+def test_a_scheduled_task_runs_without_a_console_line_or_django_setup_each_period(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The sweeps run every few seconds under ``make run``: they must not fill its console, nor run
+    ``django.setup()`` and the system checks again each time (Celery's fixup does on every import)."""
+    import django
+
+    beat.run_task("rooms.tasks.sweep_presence")  # the first run imports the tasks (and sets up logging again)
+    setups: list[int] = []
+    monkeypatch.setattr(django, "setup", lambda *args, **kwargs: setups.append(1))
+    console = Lines()
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "level", logging.INFO)
+    root.addHandler(console)
+    try:
+        beat.run_task("rooms.tasks.sweep_presence")
+        beat.run_task("games.tasks.sweep_bot_turns")
+    finally:
+        root.removeHandler(console)
+    assert console.lines == []
+    assert setups == []
