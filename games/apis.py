@@ -66,19 +66,21 @@ def reply_response(reply: services.Reply) -> Response:
 
 
 class WaitQuerySerializer(serializers.Serializer):
-    after = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
-    wait = serializers.IntegerField(required=False, min_value=0, max_value=selectors.MAX_WAIT_SECONDS)
+    """A long poll's query; the schema documents each query of this module from its serializer."""
 
-
-_WAIT_PARAMETERS = [
-    OpenApiParameter("after", int, description="With `wait`: answer as soon as the match's `seq` is past this one."),
-    OpenApiParameter(
-        "wait",
-        int,
-        description=f"Whole seconds (at most {selectors.MAX_WAIT_SECONDS}) to wait for the match to move "
-        "past `after` before answering (a long poll); 0 by default.",
-    ),
-]
+    after = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=2**31 - 1,
+        help_text="With `wait`: answer as soon as the match's `seq` is past this one.",
+    )
+    wait = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=selectors.MAX_WAIT_SECONDS,
+        help_text="Whole seconds to wait for the match to move past `after` before answering (a long poll); "
+        "0 by default.",
+    )
 
 
 def _wait_if_asked(membership: selectors.Membership, query: WaitQuerySerializer) -> selectors.Membership:
@@ -128,17 +130,16 @@ class MatchesApi(APIView):
     class FilterSerializer(serializers.Serializer):
         status = serializers.ChoiceField(choices=MatchStatus.values, required=False)
         variant = serializers.CharField(required=False, max_length=64)
+        page = serializers.IntegerField(required=False, min_value=1, help_text="1 by default.")
+        page_size = serializers.IntegerField(
+            required=False, min_value=1, max_value=MatchPagination.max_page_size, help_text="20 by default."
+        )
 
     @extend_schema(
         operation_id="matches_list",
         summary="The caller's matches",
         description="Matches the caller sits at or created, latest activity first, paginated.",
-        parameters=[
-            OpenApiParameter("status", str, enum=MatchStatus.values),
-            OpenApiParameter("variant", str),
-            OpenApiParameter("page", int),
-            OpenApiParameter("page_size", int, description="1 to 100; 20 by default."),
-        ],
+        parameters=[FilterSerializer],
         responses={200: MatchPageSerializer, **problems(400, 401, 404, 429)},
         examples=[examples.MATCH_PAGE],
         tags=["matches"],
@@ -147,7 +148,11 @@ class MatchesApi(APIView):
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         paginator = MatchPagination()
-        matches = selectors.match_list(player=request.user, **filters.validated_data)
+        matches = selectors.match_list(
+            player=request.user,
+            status=filters.validated_data.get("status"),
+            variant=filters.validated_data.get("variant"),
+        )
         page = paginator.paginate_queryset(matches, request, view=self) or []
         return paginator.get_paginated_response(selectors.match_summaries(list(page)))
 
@@ -178,7 +183,7 @@ class MatchDetailApi(APIView):
         summary="The match as the caller sees it",
         description="With `after` and `wait`, a long poll: the answer comes as soon as the match moves past "
         "`after` (a bot played, someone joined), or after `wait` seconds.",
-        parameters=[MATCH_ID, *_WAIT_PARAMETERS],
+        parameters=[MATCH_ID, WaitQuerySerializer],
         responses={200: MatchSerializer, **problems(400, 401, 404, 429)},
         examples=[examples.MATCH_VIEW],
         tags=["matches"],
@@ -268,8 +273,12 @@ class MatchActionApi(APIView):
 
 class MatchEventsApi(APIView):
     class QuerySerializer(WaitQuerySerializer):
-        after = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
-        limit = serializers.IntegerField(required=False, default=1000, min_value=1, max_value=1000)
+        after = serializers.IntegerField(
+            required=False, default=0, min_value=0, max_value=2**31 - 1, help_text="Only events with a greater seq."
+        )
+        limit = serializers.IntegerField(
+            required=False, default=1000, min_value=1, max_value=1000, help_text="At most this many events."
+        )
 
     @extend_schema(
         operation_id="matches_events_list",
@@ -278,9 +287,7 @@ class MatchEventsApi(APIView):
         "With `wait`, a long poll: the answer comes as soon as there is an event after `after`.",
         parameters=[
             MATCH_ID,
-            OpenApiParameter("after", int, description="Only events with a greater seq (default 0: all)."),
-            OpenApiParameter("limit", int, description="At most this many events (1 to 1000, default 1000)."),
-            _WAIT_PARAMETERS[1],
+            QuerySerializer,
         ],
         responses={200: EVENT, **problems(400, 401, 404, 429)},
         examples=[examples.EVENTS],

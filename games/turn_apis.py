@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -35,7 +35,13 @@ class TurnsOutputSerializer(serializers.Serializer):
 
 class MyTurnsApi(APIView):
     class QuerySerializer(serializers.Serializer):
-        wait = serializers.IntegerField(required=False, default=0, min_value=0, max_value=MAX_WAIT_SECONDS)
+        wait = serializers.IntegerField(
+            required=False,
+            default=0,
+            min_value=0,
+            max_value=MAX_WAIT_SECONDS,
+            help_text="Whole seconds to wait for a turn.",
+        )
 
     @extend_schema(
         operation_id="me_turns",
@@ -45,11 +51,7 @@ class MyTurnsApi(APIView):
         "seconds. Answer each with `POST /matches/{match_id}/actions` and `expected_seq`. This is how a "
         "`poll` bot gets its turns (docs/http-bots.md), within its `timeout_ms` (`deadline_ms` says what is "
         "left); any player may use it.",
-        parameters=[
-            OpenApiParameter(
-                "wait", int, description=f"Whole seconds to wait for a turn (at most {MAX_WAIT_SECONDS}); 0 by default."
-            )
-        ],
+        parameters=[QuerySerializer],
         responses={200: TurnsOutputSerializer, **problems(400, 401, 429)},
         examples=[
             OpenApiExample(

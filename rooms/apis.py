@@ -220,7 +220,12 @@ class MatchStreamApi(APIView):
     renderer_classes = [JSONRenderer, EventStreamRenderer]
 
     class QuerySerializer(serializers.Serializer):
-        after = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
+        after = serializers.IntegerField(
+            required=False,
+            min_value=0,
+            max_value=2**31 - 1,
+            help_text="Start after this seq (default: `Last-Event-ID`, else 0).",
+        )
 
     @extend_schema(
         operation_id="matches_stream",
@@ -231,7 +236,7 @@ class MatchStreamApi(APIView):
         "stream ends once the match is over and every event is sent; 204 if there is nothing more to send.",
         parameters=[
             MATCH_ID,
-            OpenApiParameter("after", int, description="Start after this seq (default: `Last-Event-ID`, else 0)."),
+            QuerySerializer,
             OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER, description="The last seq received."),
         ],
         responses={
@@ -273,7 +278,7 @@ class MatchStreamApi(APIView):
 
 class MatchReplayApi(APIView):
     class QuerySerializer(serializers.Serializer):
-        seq = serializers.IntegerField(min_value=1, max_value=2**31 - 1)
+        seq = serializers.IntegerField(min_value=1, max_value=2**31 - 1, help_text="1 to the match's last seq.")
 
     @extend_schema(
         operation_id="matches_replay",
@@ -281,7 +286,7 @@ class MatchReplayApi(APIView):
         description="Every hand face up, as the table stood right after event `seq`: step `seq` from 1 to "
         "`last_seq` to watch the match card by card. Any player may replay a match that is over; refused "
         "(403 `match_not_over`) while it is waiting or active.",
-        parameters=[MATCH_ID, OpenApiParameter("seq", int, required=True, description="1 to the last seq.")],
+        parameters=[MATCH_ID, QuerySerializer],
         responses={
             200: ReplaySerializer,
             **problems(400, 401, 403, 404, 422, 429, s403="`match_not_over`.", s422="`seq_out_of_range`."),

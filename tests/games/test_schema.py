@@ -88,3 +88,33 @@ def test_the_idempotency_key_is_documented_as_the_service_checks_it(schema, key)
     except BadRequest:
         accepted = False
     assert accepted == admitted
+
+
+def _bounded_query_parameters(schema: dict) -> list[tuple[str, str, dict]]:
+    return [
+        (path, p["name"], p["schema"])
+        for path, item in schema["paths"].items()
+        if path.startswith("/api/v1/") and "get" in item
+        for p in item["get"].get("parameters", [])
+        if p["in"] == "query" and p["schema"].get("type") == "integer" and "minimum" in p["schema"]
+    ]
+
+
+@pytest.mark.django_db
+def test_every_bounded_query_parameter_is_checked_as_documented(schema):
+    """Each documented range is the service's: a value just outside it is a 400 naming the parameter,
+    the lowest value inside it is not (a client that builds queries from the schema is never refused)."""
+    from tests.games.helpers import new_player
+
+    me = new_player()
+    bounded = _bounded_query_parameters(schema)
+    assert {name for _, name, _ in bounded} >= {"after", "wait", "limit", "seq", "page", "page_size"}
+    for path, name, rule in bounded:
+        url = path.replace("{match_id}", "00000000-0000-4000-8000-000000000000")
+        outside = [rule["minimum"] - 1] + ([rule["maximum"] + 1] if "maximum" in rule else [])
+        for value in outside:
+            response = me.get(url, {name: value})
+            assert response.status_code == 400, (path, name, value)
+            assert name in response.json()["errors"], (path, name, value)
+        lowest = me.get(url, {name: rule["minimum"]})
+        assert lowest.status_code != 400, (path, name, lowest.json())
