@@ -24,12 +24,12 @@ PHASES = ("auction", "trump_choice", "play", "over")
 
 class PlayActionSerializer(serializers.Serializer):
     type = serializers.ChoiceField(choices=["play"])
-    card = serializers.CharField(help_text="A card code of RULES.md C2: `O1`, `E12`.")
+    card = serializers.CharField(max_length=8, help_text="A card code of RULES.md C2: `O1`, `E12`.")
 
 
 class BidActionSerializer(serializers.Serializer):
     type = serializers.ChoiceField(choices=["bid"])
-    amount = serializers.IntegerField(help_text="Points promised (SU2, SP1).")
+    amount = serializers.IntegerField(min_value=0, max_value=10_000, help_text="Points promised (SU2, SP1).")
 
 
 class PassActionSerializer(serializers.Serializer):
@@ -58,6 +58,7 @@ def _with_expected_seq(base: type[serializers.Serializer], name: str) -> type[se
         "expected_seq": serializers.IntegerField(
             required=False,
             min_value=0,
+            max_value=2**31 - 1,
             help_text="The `seq` the caller last saw; 409 `stale_seq` if the match has moved on.",
         ),
         "Meta": type("Meta", (), {"ref_name": name}),

@@ -118,3 +118,26 @@ def test_every_bounded_query_parameter_is_checked_as_documented(schema):
             assert name in response.json()["errors"], (path, name, value)
         lowest = me.get(url, {name: rule["minimum"]})
         assert lowest.status_code != 400, (path, name, lowest.json())
+
+
+def test_the_action_bodies_are_documented_with_the_bounds_the_service_checks(schema):
+    """Each bounded integer of an action body: its documented bounds are accepted, one past them refused."""
+    from games.serializers import ActionInputSerializer
+
+    components = schema["components"]["schemas"]
+    checked = set()
+    for ref in schema["components"]["schemas"]["ActionRequest"]["discriminator"]["mapping"].values():
+        body = components[ref.rsplit("/", 1)[-1]]
+        kind = body["properties"]["type"]["$ref"].rsplit("/", 1)[-1]
+        action_type = components[kind]["enum"][0]
+        needed = {"play": {"card": "O1"}, "bid": {"amount": 70}, "choose_trump": {"suit": "O"}}.get(action_type, {})
+        for name, rule in body["properties"].items():
+            if rule.get("type") != "integer":
+                continue
+            assert {"minimum", "maximum"} <= set(rule), (action_type, name)
+            for value, valid in ((rule["minimum"], True), (rule["maximum"], True),
+                                 (rule["minimum"] - 1, False), (rule["maximum"] + 1, False)):  # fmt: skip
+                data = {"type": action_type, **needed, name: value}
+                assert ActionInputSerializer(data=data).is_valid() == valid, (data, valid)
+            checked.add((action_type, name))
+    assert {("bid", "amount"), ("play", "expected_seq")} <= checked
