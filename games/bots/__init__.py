@@ -7,7 +7,7 @@ plus a random generator, and returns one of the view's ``legal_actions``::
 
 The ladder, each level stronger than the one below (``docs/bots.md`` has the measured table):
 
-- ``level-1``: a random legal action;
+- ``level-1``: a random legal action (in an auction, a pass or the lowest bid);
 - ``level-2``: simple sound rules;
 - ``level-3``: counts the cards, infers voids, plays the end of a hand exactly once the cards are known;
 - ``level-4``: determinized search (perfect-information Monte Carlo) within a time budget.

@@ -118,3 +118,31 @@ def test_level_4_by_default_plays_the_same_move_from_the_same_view_and_seed() ->
         seen = view(state, state.turn)
         first = choose_action("level-4", seen, random.Random(9))
         assert choose_action("level-4", seen, random.Random(9)) == first, variant
+
+
+def test_level_1_in_an_auction_passes_or_bids_the_lowest_amount_at_random() -> None:
+    from games.engine import new_match
+
+    state = new_match("subastado_parejas", {}, seed=5).state
+    seen = view(state, state.turn)
+    bids = [a["amount"] for a in seen["legal_actions"] if a["type"] == "bid"]
+    assert len(bids) > 10
+    chosen = [choose_action("level-1", seen, random.Random(seed)) for seed in range(200)]
+    assert {json.dumps(a, sort_keys=True) for a in chosen} == {
+        json.dumps({"type": "pass"}),
+        json.dumps({"type": "bid", "amount": min(bids)}, sort_keys=True),
+    }
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_player_with_three_level_1_bots_finishes_a_match_of_subastado_in_pairs(seed: int) -> None:
+    """With bids drawn from every amount, no pair reached the target: thousands of hands."""
+    from games.engine import apply_action, new_match
+
+    state = new_match("subastado_parejas", {}, seed=seed).state
+    rng = random.Random(seed)
+    levels = ["level-2", "level-1", "level-1", "level-1"]
+    while state.status == "active" and state.hand_number <= 200:
+        seat = state.turn
+        state = apply_action(state, seat, choose_action(levels[seat], view(state, seat), rng)).state
+    assert state.status == "finished", state.hand_number
