@@ -6,7 +6,9 @@ concurrent clients each playing whole matches against level-1 bots over real HTT
     make loadtest LOADTEST_ARGS="--clients 40 --seconds 30 --json"
 
 It creates (and afterwards drops) its own database, ``tute_loadtest``, on the PostgreSQL server
-at 127.0.0.1:5432, uses Redis at 127.0.0.1:6379 (database 2), starts gunicorn and the worker on
+at 127.0.0.1:5432, uses Redis at 127.0.0.1:6379 (database 2, the Celery queue
+``loadtest-<database>``, so that runs with different ``--database`` and ``--port`` can share the
+machine), starts gunicorn and the worker on
 127.0.0.1 only, runs the clients, prints the figures and stops everything it started.
 
 Each client creates a player, then loops: create a match against bots, and play it to the end,
@@ -256,6 +258,7 @@ def main() -> None:
         "DATABASE_POOL_SIZE": str(args.web_threads),
         "CELERY_BROKER_URL": REDIS_URL,
         "CELERY_RESULT_BACKEND": "",
+        "CELERY_QUEUE": f"loadtest-{args.database}",
         "LIVE_UPDATES_URL": REDIS_URL,
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",

@@ -7,6 +7,8 @@ proves that the tool starts the service, plays, reports and cleans up.
 from __future__ import annotations
 
 import json
+import os
+import socket
 import subprocess
 import sys
 
@@ -15,6 +17,15 @@ from django.conf import settings
 
 from tests import services
 from tute_api.settings import BASE_DIR
+
+# Of this test run alone: another run on the machine (another checkout's CI) may be load testing too.
+DATABASE = f"tute_loadtest_ci_{os.getpid()}"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def _services_or_skip() -> None:
@@ -30,7 +41,7 @@ def test_a_short_load_test_plays_without_errors_and_reports_its_figures() -> Non
     _services_or_skip()
     run = subprocess.run(
         [sys.executable, "scripts/loadtest.py", "--clients", "2", "--seconds", "6", "--warmup", "1",
-         "--port", "8797", "--database", "tute_loadtest_ci", "--json"],
+         "--port", str(free_port()), "--database", DATABASE, "--json"],
         cwd=BASE_DIR, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
@@ -46,7 +57,7 @@ def test_clients_that_think_before_each_action_play_no_faster_than_they_think() 
     _services_or_skip()
     run = subprocess.run(
         [sys.executable, "scripts/loadtest.py", "--clients", "2", "--seconds", "5", "--warmup", "1",
-         "--think-ms", "200", "--port", "8798", "--database", "tute_loadtest_ci", "--json"],
+         "--think-ms", "200", "--port", str(free_port()), "--database", DATABASE, "--json"],
         cwd=BASE_DIR, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr

@@ -13,7 +13,7 @@ CONFIG_VARIABLES = (
     "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "DATABASE_URL",
     "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS",
     "SECURE_HSTS_INCLUDE_SUBDOMAINS", "SECURE_HSTS_PRELOAD", "USE_X_FORWARDED_PROTO", "LOG_LEVEL",
-    "HEALTH_CHECK_TIMEOUT",
+    "HEALTH_CHECK_TIMEOUT", "TEST_DATABASE_NAME", "CELERY_QUEUE",
 )  # fmt: skip
 
 
@@ -85,6 +85,15 @@ def test_database_url_and_broker_url_are_read_from_the_environment():
     assert print_setting(expression, **config) == repr(
         ("django.db.backends.postgresql", "tute", "redis://broker.example:6379/0", False)
     )
+
+
+def test_a_test_run_can_have_a_database_and_a_queue_of_its_own():
+    """So that two test runs on one machine (.ci/run sets both per run) share neither."""
+    expression = "settings.DATABASES['default']['TEST'].get('NAME'), settings.CELERY_TASK_DEFAULT_QUEUE"
+    config = {"DATABASE_URL": "postgres://tute@db.example:5432/tute", "CELERY_BROKER_URL": "redis://b.example/0"}
+    assert print_setting(expression, **config) == repr((None, "celery"))
+    config |= {"TEST_DATABASE_NAME": "test_run_7", "CELERY_QUEUE": "run-7"}
+    assert print_setting(expression, **config) == repr(("test_run_7", "run-7"))
 
 
 def test_the_test_run_uses_a_json_only_api():

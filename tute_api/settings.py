@@ -85,6 +85,8 @@ TEMPLATES = [
 # Database: DATABASE_URL, or a SQLite file under the git-ignored var/.
 if "DATABASE_URL" in env:
     DATABASES = {"default": env.db_url("DATABASE_URL")}
+    if "TEST_DATABASE_NAME" in env:  # the database a test run creates and drops (default: test_<NAME>)
+        DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME")}
 else:
     VAR_DIR.mkdir(exist_ok=True)
     DATABASES = {"default": env.db_url_config(f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
@@ -212,6 +214,8 @@ STREAM_KEEPALIVE_SECONDS = env.float("STREAM_KEEPALIVE_SECONDS", default=15.0)
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or None
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="") or None
 CELERY_TASK_ALWAYS_EAGER = CELERY_BROKER_URL is None
+# The queue tasks are sent to and workers consume: services that share a broker each need their own.
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="celery")
 CELERY_TASK_EAGER_PROPAGATES = True
 # Celery's Django fixup closes the database connection (and, with a pool, the whole pool) around
 # every task unless this is set: then a worker process keeps its connection for this many tasks,
