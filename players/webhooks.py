@@ -177,5 +177,5 @@ def post(url: str, payload: dict[str, Any], *, secret: str, timeout_ms: int, all
         return Reply("error", latency, detail=f"the reply is longer than {MAX_REPLY_BYTES} bytes")
     try:
         return Reply("ok", latency, body=json.loads(raw))
-    except ValueError:
-        return Reply("error", latency, detail="the reply is not JSON")
+    except (ValueError, RecursionError):  # RecursionError: arrays or objects nested too deeply
+        return Reply("error", latency, detail="the reply is not JSON we can read")

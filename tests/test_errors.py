@@ -251,3 +251,30 @@ def test_errors_outside_drf_views_are_json_problems(client, path, status, code):
     body = response.json()
     assert (body["status"], body["code"]) == (status, code)
     assert "boom" not in body["detail"]
+
+
+def test_json_nested_too_deeply_is_400_parse_error_not_500():
+    body = "[" * 5000 + "]" * 5000
+    response = Posting.as_view()(factory.post("/", body, content_type="application/json"))
+    assert response.status_code == 400
+    assert problem_of(response)["code"] == "parse_error"
+    assert "nested too deeply" in problem_of(response)["detail"]
+
+
+def test_a_body_over_the_size_limit_is_413_request_too_large(settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    body = json.dumps({"card": "O1" * 1000})
+    response = Posting.as_view()(factory.post("/", body, content_type="application/json"))
+    assert response.status_code == 413
+    assert problem_of(response)["code"] == "request_too_large"
+    assert "1,000 bytes" in problem_of(response)["detail"]
+
+
+@pytest.mark.django_db
+def test_the_api_answers_deep_or_huge_bodies_with_problems(client, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
+    deep = client.post("/api/v1/players/", "[" * 5000 + "]" * 5000, content_type="application/json")
+    huge = client.post("/api/v1/players/", json.dumps({"username": "x" * 20_000}), content_type="application/json")
+    assert (deep.status_code, deep.json()["code"]) == (400, "parse_error")
+    assert (huge.status_code, huge.json()["code"]) == (413, "request_too_large")
+    assert deep["Content-Type"] == huge["Content-Type"] == "application/problem+json"

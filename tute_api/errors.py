@@ -13,7 +13,8 @@ members the error carries. Raise an :class:`ApiError` subclass from a view or se
 
 DRF's own exceptions keep their stable codes (``invalid``, ``parse_error``,
 ``not_authenticated``, ``authentication_failed``, ``permission_denied``, ``not_found``,
-``method_not_allowed``, ``not_acceptable``, ``unsupported_media_type``, ``throttled``), and the
+``method_not_allowed``, ``not_acceptable``, ``unsupported_media_type``, ``throttled``; a body over
+``DATA_UPLOAD_MAX_MEMORY_SIZE`` is 413 ``request_too_large``), and the
 Django handlers below answer the same way outside DRF views. Any other exception is left to
 Django: it is logged and becomes a 500 ``server_error``.
 """
@@ -24,6 +25,8 @@ import math
 from http import HTTPStatus
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
@@ -70,8 +73,15 @@ def problem(
     }
 
 
+class RequestTooLarge(ApiError):
+    status_code = 413
+    default_code = "request_too_large"
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's ``EXCEPTION_HANDLER``: DRF's own handling, with the body rendered as a problem."""
+    if isinstance(exc, RequestDataTooBig):  # Django's, raised as DRF reads the body
+        exc = RequestTooLarge(f"A request body is at most {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes.")
     response = drf_exception_handler(exc, context)
     if response is None:
         return None  # Not an API error: Django logs it and answers 500 (see server_error).

@@ -153,7 +153,7 @@ LOGGING = {
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["tute_api.parsers.JSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": ["players.authentication.BearerAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_THROTTLE_CLASSES": ["tute_api.throttling.AnonRateThrottle", "tute_api.throttling.PlayerRateThrottle"],
@@ -167,11 +167,15 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 
+# The largest request body: the API's are under a few kilobytes (Django's default is 2.5 MB).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "tute-api",
     "DESCRIPTION": (
         "A game service for the Spanish card game Tute. Base path `/api/v1/`. "
-        "Errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`."
+        "Errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`. "
+        f"A request body is JSON of at most {DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes (else 413 `request_too_large`)."
     ),
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,

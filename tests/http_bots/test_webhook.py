@@ -74,6 +74,7 @@ def play_until_the_bot_has_been_called(human: Any, match: dict[str, Any], calls:
     "respond, reason, detail",
     [
         (lambda p: (200, b"this is not json", 0.0), "error", "not JSON"),
+        (lambda p: (200, b"[" * 5000 + b"]" * 5000, 0.0), "error", "not JSON"),  # too deep for the decoder
         (lambda p: (200, b'{"type": "dance"}', 0.0), "error", "not an action"),
         (lambda p: (200, b"[1, 2]", 0.0), "error", "not an action"),
         (lambda p: (500, b"{}", 0.0), "error", "HTTP 500"),
@@ -82,7 +83,8 @@ def play_until_the_bot_has_been_called(human: Any, match: dict[str, Any], calls:
         (lambda p: (200, b'{"type": "bid", "amount": 70}', 0.0), "illegal", "action_not_allowed_now"),
         (lambda p: (200, json.dumps(p["legal_actions"][0]).encode(), 0.6), "timeout", ""),
     ],
-    ids=["not-json", "not-an-action", "a-list", "http-500", "redirect", "bad-card", "wrong-phase", "late"],
+    ids=["not-json", "json-too-deep", "not-an-action", "a-list", "http-500", "redirect", "bad-card", "wrong-phase",
+         "late"],  # fmt: skip
 )
 def test_a_bad_reply_is_replaced_by_a_level_2_move_logged_and_counted(receiver: Receiver, respond, reason, detail):
     bot = register("webhook", webhook_url=receiver.url, timeout_ms=300)
