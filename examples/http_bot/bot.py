@@ -37,18 +37,23 @@ class Api:
         self.token = token
 
     def call(self, method: str, path: str, body: Any = None, timeout: float = 40) -> Any:
+        """The answer's JSON; a 429 (too many requests) is retried after the ``Retry-After`` it gives."""
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(self.server + path, data=data, method=method)
         request.add_header("Content-Type", "application/json")
         if self.token:
             request.add_header("Authorization", f"Bearer {self.token}")
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                return json.loads(response.read() or b"null")
-        except urllib.error.HTTPError as error:
-            problem = json.loads(error.read() or b"{}")
-            code, detail = problem.get("code"), problem.get("detail")
-            raise RuntimeError(f"{method} {path}: {error.code} {code}: {detail}") from None
+        while True:
+            try:
+                with urllib.request.urlopen(request, timeout=timeout) as response:
+                    return json.loads(response.read() or b"null")
+            except urllib.error.HTTPError as error:
+                problem = json.loads(error.read() or b"{}")
+                if error.code == 429:
+                    time.sleep(float(error.headers.get("Retry-After") or 1))
+                    continue
+                code, detail = problem.get("code"), problem.get("detail")
+                raise RuntimeError(f"{method} {path}: {error.code} {code}: {detail}") from None
 
 
 def choose(view: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:

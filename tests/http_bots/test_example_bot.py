@@ -49,6 +49,13 @@ def test_the_example_bot_plays_a_match_by_polling(live_server, capsys):
     assert Event.objects.filter(match=match, seat=0, type="card_played").exists(), "the bot played its cards"
 
 
+def test_the_example_bot_waits_when_it_is_throttled(live_server, capsys, settings):
+    """A bot that answers at once is over a low rate within a second: it waits the Retry-After it is given."""
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": None, "player": "5/s"}}
+    result = run(capsys, ["--server", live_server.url, "--seconds", "120", "poll"])
+    assert result["status"] == "finished"
+
+
 def test_the_example_bot_plays_a_match_by_webhook(live_server, capsys):
     result = run(capsys, ["--server", live_server.url, "--seconds", "120", "webhook", "--port", str(free_port())])
     assert result["status"] == "finished" and result["winners"]
