@@ -162,6 +162,10 @@ REST_FRAMEWORK = {
         "anon": env.str("THROTTLE_RATE_ANON", default="60/min"),
         "player": env.str("THROTTLE_RATE_PLAYER", default="50/s"),
     },
+    # The proxies in front of the service that append to X-Forwarded-For: the limit per client
+    # address takes the address the last of them saw. 0: the connection's own address (a header a
+    # client writes itself is not believed).
+    "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
     "UNAUTHENTICATED_USER": None,
     "EXCEPTION_HANDLER": "tute_api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -312,5 +312,27 @@ def test_too_many_requests_are_429_with_retry_after(settings):
         assert new_player().get("/api/v1/matches/").status_code == 200, "limits are per player"
 
 
+def test_a_made_up_forwarded_for_header_does_not_escape_the_limit_per_address(settings):
+    """Without a proxy the service trusts (NUM_PROXIES), X-Forwarded-For is the client's own word."""
+    rates = {"anon": "2/min", "player": None}
+    with override_settings(REST_FRAMEWORK={**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}):
+        anonymous = Api()
+        answers = [anonymous.client.get("/api/v1/variants/", HTTP_X_FORWARDED_FOR=f"10.0.0.{n}") for n in range(3)]
+        assert [a.status_code for a in answers] == [200, 200, 429]
+
+
+def test_behind_a_proxy_the_limit_is_per_address_that_the_proxy_saw(settings):
+    rates = {"anon": "2/min", "player": None}
+    rest = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates, "NUM_PROXIES": 1}
+    with override_settings(REST_FRAMEWORK=rest):
+        anonymous = Api()
+        # The proxy appends the address it saw; whatever the client put before it is not believed.
+        same = [anonymous.client.get("/api/v1/variants/", HTTP_X_FORWARDED_FOR=f"10.0.0.{n}, 203.0.113.7")
+                for n in range(3)]  # fmt: skip
+        assert [a.status_code for a in same] == [200, 200, 429]
+        other = anonymous.client.get("/api/v1/variants/", HTTP_X_FORWARDED_FOR="203.0.113.8")
+        assert other.status_code == 200
+
+
 def test_statuses_of_matches_are_the_documented_ones():
     assert set(MatchStatus.values) == {"waiting", "active", "finished", "cancelled"}
