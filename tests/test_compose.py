@@ -38,6 +38,7 @@ def test_app_services_are_configured_for_production(services, name):
     assert environment["DATABASE_URL"].startswith("postgres://")
     assert environment["DATABASE_URL"].split("@")[1].startswith("postgres:")
     assert environment["CELERY_BROKER_URL"].startswith("redis://redis:")
+    assert environment["CACHE_URL"].startswith("redis://redis:"), "rate limits counted across server processes"
     assert re.fullmatch(r"\$\{SECRET_KEY:\?.+\}", environment["SECRET_KEY"]), "never a fixed key"
     assert service["build"] == "."
     assert service["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
