@@ -8,7 +8,7 @@ import yaml
 
 from tute_api.settings import BASE_DIR
 
-APP_SERVICES = ("web", "worker", "beat")
+APP_SERVICES = ("web", "worker", "webhooks", "beat")
 APP_ENVIRONMENT = ("DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CELERY_BROKER_URL")
 
 
@@ -19,10 +19,10 @@ def services() -> dict[str, Any]:
 
 
 def test_the_stack_has_its_services(services):
-    assert {"postgres", "redis", "web", "worker", "beat"} <= set(services)
+    assert {"postgres", "redis", "web", "worker", "webhooks", "beat"} <= set(services)
 
 
-@pytest.mark.parametrize("name", ["postgres", "redis", "web", "worker", "beat"])
+@pytest.mark.parametrize("name", ["postgres", "redis", "web", "worker", "webhooks", "beat"])
 def test_each_long_running_service_has_a_health_check(services, name):
     healthcheck = services[name]["healthcheck"]
     assert healthcheck["test"][0] in ("CMD", "CMD-SHELL")
@@ -56,6 +56,20 @@ def test_web_runs_gunicorn_from_the_image_and_checks_readiness(services):
 def test_worker_and_beat_run_celery(services):
     assert services["worker"]["command"][:4] == ["celery", "-A", "tute_api", "worker"]
     assert services["beat"]["command"][:4] == ["celery", "-A", "tute_api", "beat"]
+
+
+def test_the_webhook_calls_have_workers_of_their_own(services):
+    """Every queue has a worker, and the webhooks' queue only its own (its calls wait on other servers)."""
+    from django.conf import settings
+
+    def queues(name: str) -> str:
+        command = services[name]["command"]
+        return command[command.index("-Q") + 1]
+
+    assert settings.CELERY_WEBHOOK_QUEUE == "celery-webhooks"  # the compose file sets no CELERY_QUEUE
+    assert queues("worker") == settings.CELERY_TASK_DEFAULT_QUEUE
+    assert queues("webhooks") == settings.CELERY_WEBHOOK_QUEUE
+    assert "CELERY_QUEUE" not in services["worker"]["environment"]
 
 
 def test_migrations_run_once_before_the_app(services):

@@ -100,3 +100,15 @@ def test_the_test_run_uses_a_json_only_api():
     rest = settings.REST_FRAMEWORK
     assert rest["DEFAULT_RENDERER_CLASSES"] == ["rest_framework.renderers.JSONRenderer"]
     assert rest["DEFAULT_PARSER_CLASSES"] == ["tute_api.parsers.JSONParser"]
+
+
+def test_webhook_calls_go_to_their_own_queue_which_a_worker_without_q_consumes_too(settings):
+    from tute_api.celery import app
+
+    def queue(task: str) -> str:
+        return str(app.amqp.router.route({}, task)["queue"].name)
+
+    assert queue("games.tasks.deliver_turn") == settings.CELERY_WEBHOOK_QUEUE
+    default = settings.CELERY_TASK_DEFAULT_QUEUE
+    assert queue("games.tasks.play_bot_turns") == queue("rooms.tasks.sweep_presence") == default
+    assert set(app.amqp.queues) == {settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_WEBHOOK_QUEUE}

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -224,6 +225,13 @@ CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="") or None
 CELERY_TASK_ALWAYS_EAGER = CELERY_BROKER_URL is None
 # The queue tasks are sent to and workers consume: services that share a broker each need their own.
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="celery")
+# Calls to webhook bots wait on other servers, each up to its bot's timeout_ms (10 s at most): they
+# have a queue of their own, so that workers given only it (`-Q <queue>-webhooks`; docker-compose.yml's
+# `webhooks`) keep slow bots from holding up the built-in bots' turns. A worker started without -Q
+# consumes both queues.
+CELERY_WEBHOOK_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-webhooks"
+CELERY_TASK_QUEUES = (Queue(CELERY_TASK_DEFAULT_QUEUE), Queue(CELERY_WEBHOOK_QUEUE))
+CELERY_TASK_ROUTES = {"games.tasks.deliver_turn": {"queue": CELERY_WEBHOOK_QUEUE}}
 CELERY_TASK_EAGER_PROPAGATES = True
 # Celery's Django fixup closes the database connection (and, with a pool, the whole pool) around
 # every task unless this is set: then a worker process keeps its connection for this many tasks,
