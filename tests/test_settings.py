@@ -89,11 +89,14 @@ def test_database_url_and_broker_url_are_read_from_the_environment():
 
 def test_a_test_run_can_have_a_database_and_a_queue_of_its_own():
     """So that two test runs on one machine (.ci/run sets both per run) share neither."""
-    expression = "settings.DATABASES['default']['TEST'].get('NAME'), settings.CELERY_TASK_DEFAULT_QUEUE"
+    expression = (
+        "settings.DATABASES['default']['TEST'].get('NAME'), settings.CELERY_TASK_DEFAULT_QUEUE, "
+        "settings.CELERY_WEBHOOK_QUEUE"
+    )
     config = {"DATABASE_URL": "postgres://tute@db.example:5432/tute", "CELERY_BROKER_URL": "redis://b.example/0"}
-    assert print_setting(expression, **config) == repr((None, "celery"))
+    assert print_setting(expression, **config) == repr((None, "celery", "celery-webhooks"))
     config |= {"TEST_DATABASE_NAME": "test_run_7", "CELERY_QUEUE": "run-7"}
-    assert print_setting(expression, **config) == repr(("test_run_7", "run-7"))
+    assert print_setting(expression, **config) == repr(("test_run_7", "run-7", "run-7-webhooks"))
 
 
 def test_the_test_run_uses_a_json_only_api():
