@@ -129,13 +129,15 @@ class LatencySerializer(serializers.Serializer):
     p50 = serializers.IntegerField(allow_null=True)
     p95 = serializers.IntegerField(allow_null=True)
     p99 = serializers.IntegerField(allow_null=True)
-    samples = serializers.IntegerField(help_text="The latest calls the percentiles are over (at most 1000).")
+    samples = serializers.IntegerField(help_text="The latest turns the percentiles are over (at most 1000).")
 
 
 class BotStatsOutputSerializer(serializers.Serializer):
     bot_id = serializers.UUIDField()
     delivery = serializers.ChoiceField(choices=BotDelivery.choices)
-    turns = serializers.IntegerField(help_text="Turns counted: webhook calls, or a poll bot's turns.")
+    turns = serializers.IntegerField(
+        help_text="Turns since the bot was registered: webhook calls, or a poll bot's turns."
+    )
     ok = serializers.IntegerField(help_text="Turns whose reply (or polled action) was played.")
     timeouts = serializers.IntegerField(help_text="Replies (or polled actions) later than `timeout_ms`, or none.")
     errors = serializers.IntegerField(help_text="Calls that failed or whose reply was not an action.")

@@ -50,7 +50,8 @@ def _percentile(ordered: list[int], p: float) -> int | None:
 
 
 def bot_stats(*, bot: Bot) -> dict[str, Any]:
-    """What the bot's webhook calls came to: counts by outcome, and latency percentiles."""
+    """What the bot's turns came to (webhook calls, or a poll bot's actions and timeouts): counts by
+    outcome since it was registered, and latency percentiles over its latest ``STATS_WINDOW`` turns."""
     counts = {outcome: 0 for outcome in BotCallOutcome.values}
     grouped = BotCall.objects.filter(bot=bot).order_by().values("outcome").annotate(n=Count("id"))
     for row in grouped:
