@@ -4,6 +4,7 @@ where CI requires every service (``REQUIRE_WORKER_TESTS``, set by .ci/run)."""
 from __future__ import annotations
 
 import os
+import socket
 from typing import NoReturn
 
 import pytest
@@ -15,6 +16,13 @@ def missing(reason: str) -> NoReturn:
     if os.environ.get("REQUIRE_WORKER_TESTS"):
         pytest.fail(reason, pytrace=False)
     pytest.skip(reason)
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (another test run on the machine may be listening too)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def redis_url() -> str:

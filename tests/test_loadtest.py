@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 
@@ -20,12 +19,6 @@ from tute_api.settings import BASE_DIR
 
 # Of this test run alone: another run on the machine (another checkout's CI) may be load testing too.
 DATABASE = f"tute_loadtest_ci_{os.getpid()}"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _services_or_skip() -> None:
@@ -41,7 +34,7 @@ def test_a_short_load_test_plays_without_errors_and_reports_its_figures() -> Non
     _services_or_skip()
     run = subprocess.run(
         [sys.executable, "scripts/loadtest.py", "--clients", "2", "--seconds", "6", "--warmup", "1",
-         "--port", str(free_port()), "--database", DATABASE, "--json"],
+         "--port", str(services.free_port()), "--database", DATABASE, "--json"],
         cwd=BASE_DIR, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
@@ -57,7 +50,7 @@ def test_clients_that_think_before_each_action_play_no_faster_than_they_think() 
     _services_or_skip()
     run = subprocess.run(
         [sys.executable, "scripts/loadtest.py", "--clients", "2", "--seconds", "5", "--warmup", "1",
-         "--think-ms", "200", "--port", str(free_port()), "--database", DATABASE, "--json"],
+         "--think-ms", "200", "--port", str(services.free_port()), "--database", DATABASE, "--json"],
         cwd=BASE_DIR, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import socket
 from pathlib import Path
 from types import ModuleType
 
@@ -14,6 +13,7 @@ from django.conf import settings
 
 from games.models import Event, Match
 from players.models import Bot, BotCall
+from tests import services
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,12 +25,6 @@ def example() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def run(capsys: pytest.CaptureFixture[str], args: list[str]) -> dict[str, object]:
@@ -57,7 +51,8 @@ def test_the_example_bot_waits_when_it_is_throttled(live_server, capsys, setting
 
 
 def test_the_example_bot_plays_a_match_by_webhook(live_server, capsys):
-    result = run(capsys, ["--server", live_server.url, "--seconds", "120", "webhook", "--port", str(free_port())])
+    port = str(services.free_port())
+    result = run(capsys, ["--server", live_server.url, "--seconds", "120", "webhook", "--port", port])
     assert result["status"] == "finished" and result["winners"]
     match = Match.objects.get(pk=result["match_id"])
     (bot,) = Bot.objects.all()
