@@ -25,6 +25,7 @@ from .models import MatchStatus
 from .serializers import (
     ACTION_REQUEST,
     EVENT,
+    MAX_SEQ,
     ActionInputSerializer,
     MatchCreateInputSerializer,
     MatchJoinInputSerializer,
@@ -71,7 +72,7 @@ class WaitQuerySerializer(serializers.Serializer):
     after = serializers.IntegerField(
         required=False,
         min_value=0,
-        max_value=2**31 - 1,
+        max_value=MAX_SEQ,
         help_text="With `wait`: answer as soon as the match's `seq` is past this one.",
     )
     wait = serializers.IntegerField(
@@ -274,7 +275,7 @@ class MatchActionApi(APIView):
 class MatchEventsApi(APIView):
     class QuerySerializer(WaitQuerySerializer):
         after = serializers.IntegerField(
-            required=False, default=0, min_value=0, max_value=2**31 - 1, help_text="Only events with a greater seq."
+            required=False, default=0, min_value=0, max_value=MAX_SEQ, help_text="Only events with a greater seq."
         )
         limit = serializers.IntegerField(
             required=False, default=1000, min_value=1, max_value=1000, help_text="At most this many events."

@@ -18,18 +18,23 @@ from .models import MatchStatus
 ACTION_TYPES = ("play", "bid", "pass", "choose_trump")
 SUIT_CHOICES = tuple(SUITS)
 PHASES = ("auction", "trump_choice", "play", "over")
+#: The largest seq a query or an action may name: the range of the seq columns on PostgreSQL.
+MAX_SEQ = 2**31 - 1
+#: What the action serializers accept (the engine judges the rest): a card or suit code's length, a bid's amount.
+MAX_CODE_LENGTH = 8
+MAX_BID_AMOUNT = 10_000
 
 # -- actions ------------------------------------------------------------------------------------
 
 
 class PlayActionSerializer(serializers.Serializer):
     type = serializers.ChoiceField(choices=["play"])
-    card = serializers.CharField(max_length=8, help_text="A card code of RULES.md C2: `O1`, `E12`.")
+    card = serializers.CharField(max_length=MAX_CODE_LENGTH, help_text="A card code of RULES.md C2: `O1`, `E12`.")
 
 
 class BidActionSerializer(serializers.Serializer):
     type = serializers.ChoiceField(choices=["bid"])
-    amount = serializers.IntegerField(min_value=0, max_value=10_000, help_text="Points promised (SU2, SP1).")
+    amount = serializers.IntegerField(min_value=0, max_value=MAX_BID_AMOUNT, help_text="Points promised (SU2, SP1).")
 
 
 class PassActionSerializer(serializers.Serializer):
@@ -58,7 +63,7 @@ def _with_expected_seq(base: type[serializers.Serializer], name: str) -> type[se
         "expected_seq": serializers.IntegerField(
             required=False,
             min_value=0,
-            max_value=2**31 - 1,
+            max_value=MAX_SEQ,
             help_text="The `seq` the caller last saw; 409 `stale_seq` if the match has moved on.",
         ),
         "Meta": type("Meta", (), {"ref_name": name}),
@@ -82,10 +87,10 @@ class ActionInputSerializer(serializers.Serializer):
     """Parses any action: the fields each type needs, as the engine takes them."""
 
     type = serializers.ChoiceField(choices=ACTION_TYPES)
-    card = serializers.CharField(required=False, max_length=8, trim_whitespace=False)
-    amount = serializers.IntegerField(required=False, min_value=0, max_value=10_000)
-    suit = serializers.CharField(required=False, max_length=8, trim_whitespace=False)
-    expected_seq = serializers.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
+    card = serializers.CharField(required=False, max_length=MAX_CODE_LENGTH, trim_whitespace=False)
+    amount = serializers.IntegerField(required=False, min_value=0, max_value=MAX_BID_AMOUNT)
+    suit = serializers.CharField(required=False, max_length=MAX_CODE_LENGTH, trim_whitespace=False)
+    expected_seq = serializers.IntegerField(required=False, min_value=0, max_value=MAX_SEQ)
 
     _NEEDS = {"play": "card", "bid": "amount", "choose_trump": "suit"}
 

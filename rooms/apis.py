@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors as game_selectors
+from games.serializers import MAX_SEQ
 from tute_api.schema import problems
 
 from . import presence, replays, selectors, services
@@ -223,7 +224,7 @@ class MatchStreamApi(APIView):
         after = serializers.IntegerField(
             required=False,
             min_value=0,
-            max_value=2**31 - 1,
+            max_value=MAX_SEQ,
             help_text="Start after this seq (default: `Last-Event-ID`, else 0).",
         )
 
@@ -278,7 +279,7 @@ class MatchStreamApi(APIView):
 
 class MatchReplayApi(APIView):
     class QuerySerializer(serializers.Serializer):
-        seq = serializers.IntegerField(min_value=1, max_value=2**31 - 1, help_text="1 to the match's last seq.")
+        seq = serializers.IntegerField(min_value=1, max_value=MAX_SEQ, help_text="1 to the match's last seq.")
 
     @extend_schema(
         operation_id="matches_replay",
