@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 
 from tute_api.schema import problems
 
-from . import examples, selectors, services
+from . import engine, examples, selectors, services
 from .errors import BadRequest, ErrorCode
 from .models import MatchStatus
 from .serializers import (
@@ -130,7 +130,13 @@ class MatchesApi(APIView):
 
     class FilterSerializer(serializers.Serializer):
         status = serializers.ChoiceField(choices=MatchStatus.values, required=False)
-        variant = serializers.CharField(required=False, max_length=64)
+        variant = serializers.ChoiceField(
+            choices=sorted(engine.VARIANTS),
+            required=False,
+            error_messages={
+                "invalid_choice": f'No variant "{{input}}": see GET /variants/ ({", ".join(engine.VARIANTS)}).'
+            },
+        )
         page = serializers.IntegerField(required=False, min_value=1, help_text="1 by default.")
         page_size = serializers.IntegerField(
             required=False, min_value=1, max_value=MatchPagination.max_page_size, help_text="20 by default."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import timedelta
 
@@ -237,6 +238,8 @@ def test_the_list_shows_the_callers_matches_filtered_and_paginated():
     assert entry["my_seat"] == 0 and entry["my_turn"] is (entry["turn"] == 0)
     assert "my_hand" not in entry and "hand" not in entry
     problem(me.get("/api/v1/matches/", {"status": "lost"}), 400, "invalid")
+    unknown = problem(me.get("/api/v1/matches/", {"variant": "mus"}), 400, "invalid")
+    assert "clasico" in json.dumps(unknown), "the error names the variants there are"
     problem(me.get("/api/v1/matches/", {"page": 9}), 404, "not_found")
 
 
