@@ -13,6 +13,7 @@ from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import NotAcceptable
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -218,7 +219,8 @@ class EventStreamRenderer(BaseRenderer):
 
 
 class MatchStreamApi(APIView):
-    renderer_classes = [JSONRenderer, EventStreamRenderer]
+    # An event stream for any Accept that admits one (none, */*, text/*); problems are JSON either way.
+    renderer_classes = [EventStreamRenderer, JSONRenderer]
 
     class QuerySerializer(serializers.Serializer):
         after = serializers.IntegerField(
@@ -234,7 +236,8 @@ class MatchStreamApi(APIView):
         description="`text/event-stream`: each event of the log, redacted for the caller, with `id:` its seq and "
         "`event:` its type; `: keep-alive` comments while nothing happens. A connection lasts a few minutes; "
         "reconnect with `Last-Event-ID` (or `?after=`) to resume without losing or repeating an event. The "
-        "stream ends once the match is over and every event is sent; 204 if there is nothing more to send.",
+        "stream ends once the match is over and every event is sent; 204 if there is nothing more to send. An "
+        "`Accept` header that admits no `text/event-stream` gets 406.",
         parameters=[
             MATCH_ID,
             QuerySerializer,
@@ -243,11 +246,13 @@ class MatchStreamApi(APIView):
         responses={
             (200, "text/event-stream"): OpenApiResponse(OpenApiTypes.STR, examples=[STREAM]),
             204: OpenApiResponse(description="The match is over and every event was sent."),
-            **problems(400, 401, 404, 429),
+            **problems(400, 401, 404, 406, 429),
         },
         tags=["matches"],
     )
     def get(self, request: Request, match_id: UUID) -> HttpResponse:
+        if request.accepted_renderer.media_type != EventStreamRenderer.media_type:
+            raise NotAcceptable("This is an event stream: send Accept: text/event-stream (or */*).")
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         after = query.validated_data.get("after")

@@ -30,6 +30,7 @@ _DESCRIPTIONS = {
     401: "No token, or a bad one (`not_authenticated`, `authentication_failed`).",
     403: "Not allowed (see `code`).",
     404: "No such match, or not one of the caller's (`not_found`).",
+    406: "The Accept header admits no response this operation gives (`not_acceptable`).",
     409: "A conflict with the match's current state (see `code`).",
     422: "A rule or a constraint refuses the request (see `code`, and `rule` or `field`).",
     429: "Too many requests (`throttled`); `Retry-After` says how long to wait.",

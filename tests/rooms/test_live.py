@@ -112,3 +112,16 @@ def test_the_stream_needs_a_token_and_answers_with_a_problem():
     assert response.status_code == 401
     assert response["Content-Type"] == "application/problem+json"
     assert response.json()["code"] == "not_authenticated"
+
+
+@override_settings(STREAM_MAX_SECONDS=0.5, STREAM_KEEPALIVE_SECONDS=0.2)
+def test_the_stream_refuses_an_accept_that_admits_no_event_stream():
+    table = human_table("dos", {}, seed=3)
+    viewer, url = table.seats[0], table.url("/stream")
+    refused = viewer.client.get(url, headers={"Accept": "application/json"})
+    assert refused.status_code == 406 and not refused.streaming
+    assert refused["Content-Type"] == "application/problem+json"
+    assert refused.json()["code"] == "not_acceptable"
+    for accept in ("text/event-stream", "text/*", "application/json;q=0.5, text/event-stream"):
+        status, events, _ = read_stream(viewer, url, Accept=accept)
+        assert status == 200 and events, accept
