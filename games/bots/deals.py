@@ -12,12 +12,12 @@ import random
 from functools import cache
 from typing import Any, NamedTuple
 
-from games.engine.cards import SUITS, parse
+from games.engine.cards import SUITS, cards_of, parse
 from games.engine.game import new_match
 from games.engine.state import State
 from games.engine.variants import VARIANT_CLASSES, Variant
 
-from .knowledge import Knowledge, cards_in, trick_winner
+from .knowledge import Knowledge, trick_winner
 
 
 class Deal(NamedTuple):
@@ -37,7 +37,7 @@ def _allowed(k: Knowledge, needs: list[int]) -> dict[int, list[int]]:
     """For each unknown card, the holders it may go to (seat numbers; ``players`` is the stock)."""
     out: dict[int, list[int]] = {}
     n = k.players
-    for card in cards_in(k.unknown):
+    for card in cards_of(k.unknown):
         holders = [s for s in range(n) if needs[s] and not k.cannot[s] >> card & 1]
         if needs[n]:
             holders.append(n)
@@ -55,13 +55,13 @@ def sample_deal(k: Knowledge, rng: random.Random, tries: int = 30) -> Deal:
     needs = _needs(k)
     n = k.players
     if not any(k.cannot[s] & k.unknown for s in range(n) if needs[s]):
-        cards = cards_in(k.unknown)  # nothing inferred: a plain shuffle is a uniform deal
+        cards = cards_of(k.unknown)  # nothing inferred: a plain shuffle is a uniform deal
         if sum(needs) != len(cards):
             raise ValueError("the hand sizes do not match the unknown cards")
         rng.shuffle(cards)
         parts, start = [], 0
         for need in needs:
-            parts.append(cards[start:start + need])
+            parts.append(cards[start : start + need])
             start += need
         return _deal_of(k, parts, rng)
     allowed = _allowed(k, needs)
@@ -188,7 +188,7 @@ def determined_deal(k: Knowledge) -> Deal | None:
     """The one deal consistent with ``k`` when the cards are determined, else None."""
     if count_deals(k, 2) != 1:
         return None
-    got = _search(cards_in(k.unknown), _allowed(k, _needs(k)), _needs(k), random.Random(0), k.players)
+    got = _search(cards_of(k.unknown), _allowed(k, _needs(k)), _needs(k), random.Random(0), k.players)
     return _deal_of(k, got, random.Random(0)) if got is not None else None
 
 
@@ -266,4 +266,3 @@ def build_state(view: dict[str, Any], k: Knowledge, deal: Deal) -> State:
 
 def _card(code: str | None) -> int:
     return parse(code) if code else -1
-

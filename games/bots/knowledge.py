@@ -54,15 +54,6 @@ class Knowledge:
         return self.sides[seat]
 
 
-def cards_in(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
 def _plays(items: list[dict[str, Any]]) -> list[tuple[int, int]]:
     return [(p["seat"], parse(p["card"])) for p in items]
 
@@ -222,4 +213,3 @@ def read_view(view: dict[str, Any]) -> Knowledge:
         bids=[(b["seat"], b["amount"] or 0) for b in hand_view["bids"]],
         sides=list(view["sides"]),
     )
-

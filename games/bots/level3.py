@@ -16,11 +16,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from games.engine.cards import ACE, CODES, KING, KNIGHT, POINTS, SUIT_MASK, THREE, parse
+from games.engine.cards import ACE, CODES, KING, KNIGHT, POINTS, SUIT_MASK, THREE, cards_of, parse
 
 from . import bidding
 from .deals import all_deals, build_state, determined_deal, sample_deal
-from .knowledge import Knowledge, cards_in, read_view, trick_winner
+from .knowledge import Knowledge, read_view, trick_winner
 from .playout import p_none
 from .solver import Solver, TooBig, maxn
 from .tricks import follow_by_rules, lead_by_rules
@@ -142,6 +142,7 @@ class Table:
             self.may_sing = k.team(k.me) == k.team(k.soloist)  # SP2
         else:
             self.may_sing = k.variant in ("clasico", "individual")
+
     def sing_after(self, card: int) -> int:
         """The canto a trick won with ``card`` would let me make (C8): the 40 first, else a 20; 0 if none."""
         k = self.k
@@ -214,7 +215,7 @@ def cheapest(cards: list[int], trump: int, keep: int) -> int:
 
 def heuristic_card(k: Knowledge, legal: int) -> int:
     """level-3's rules of thumb for the card to play."""
-    cards = cards_in(legal)
+    cards = cards_of(legal)
     if len(cards) == 1:
         return cards[0]
     table = Table(k)
@@ -233,9 +234,9 @@ def rules_card(k: Knowledge, table: Table, cards: list[int]) -> int:
     """level-2's rules (:func:`~.tricks.lead_by_rules`, :func:`~.tricks.follow_by_rules`) read with the count:
     the top trump is led as master only when no higher trump is still in play, and partners are the
     hand's sides as :meth:`Knowledge.team` knows them."""
-    trump, keep = k.trump, set(cards_in(table.keep))
+    trump, keep = k.trump, set(cards_of(table.keep))
     if not k.trick:
-        live_trumps = cards_in(k.rules.deck & ~k.played & SUIT_MASK[trump]) if trump >= 0 else []
+        live_trumps = cards_of(k.rules.deck & ~k.played & SUIT_MASK[trump]) if trump >= 0 else []
         return lead_by_rules(cards, trump, keep, True, master_trump=max(live_trumps, default=-1))
     best_seat, best = trick_winner(k.trick, trump)
     partner_winning = best_seat != k.me and k.team(best_seat) == k.team(k.me)
@@ -283,6 +284,7 @@ def follow_card(k: Knowledge, table: Table, cards: list[int]) -> int:
 
 def feed(cards: list[int], trump: int, keep: int, best: int) -> int:
     """The most points to give a partner who is taking the trick, sparing cantos and high trumps."""
+
     def value(c: int) -> tuple[int, int]:
         spare = keep >> c & 1 or (c // 10 == trump and c % 10 >= THREE)
         return (-1 if spare else POINTS[c], -(c % 10))
@@ -310,7 +312,7 @@ def lead_card(k: Knowledge, table: Table, cards: list[int]) -> int:
         else:
             # a low lead: the less it gives away and the more the suit's high cards are elsewhere, the better
             value = -POINTS[card] * 1.5 - 20 * (keep >> card & 1) - (card % 10) * 0.3
-            if suit * 10 + ACE not in cards_in(k.hand) and (k.hand >> (suit * 10 + THREE) & 1):
+            if suit * 10 + ACE not in cards_of(k.hand) and (k.hand >> (suit * 10 + THREE) & 1):
                 value -= 4  # a 3 whose ace is out is better kept behind than led into
         if value > best_value:
             best_value, best_card = value, card
@@ -322,6 +324,7 @@ def stock_card(k: Knowledge, table: Table, cards: list[int]) -> int:
     trump, keep = k.trump, table.keep
     canto = _canto_bonus(k.hand, k.sung, trump)
     if not k.trick:
+
         def lead_value(c: int) -> tuple[float, int]:
             risk = table.p_beats(1 - k.me, c // 10, c, False)
             value = -risk * POINTS[c] - trump_cost(c, trump) - 25 * (keep >> c & 1)

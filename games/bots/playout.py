@@ -10,7 +10,7 @@ the trumps it costs; in cabrón, steer away from 0, from over 100 and from the m
 
 from __future__ import annotations
 
-from games.engine.cards import ABOVE, POINTS, SUIT_MASK
+from games.engine.cards import ABOVE, POINTS, SUIT_MASK, cards_of
 from games.engine.declarations import EXCHANGEABLE
 from games.engine.game import play_card
 from games.engine.state import State
@@ -43,15 +43,6 @@ def p_none(pool: int, wanted: int, drawn: int) -> float:
 _P_NONE = tuple(
     tuple(tuple(p_none(pool, wanted, drawn) for drawn in range(13)) for wanted in range(41)) for pool in range(41)
 )
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def _pairs(hand: int, sung: int) -> int:
@@ -157,7 +148,7 @@ def playout_card(state: State, team: list[int]) -> int:
     winners = legal & beats_mask(best, trump)
     if winners:
         choice, choice_key = -1, 1000
-        for card in _cards(winners):
+        for card in cards_of(winners):
             safe = True
             for s in rivals:
                 if follow_mask(hands[s], led, card, trump) & beats_mask(card, trump):
@@ -206,7 +197,7 @@ def _team_of_winner(
 
 def _cheapest(legal: int, keep: int, cost: tuple[int, ...]) -> int:
     best, best_key = -1, 1 << 20
-    for card in _cards(legal):
+    for card in cards_of(legal):
         key = _CHEAP[card] + cost[card] * 64 + (4096 if keep >> card & 1 else 0)
         if key < best_key:
             best, best_key = card, key
@@ -215,7 +206,7 @@ def _cheapest(legal: int, keep: int, cost: tuple[int, ...]) -> int:
 
 def _feed(legal: int, keep: int, trump: int) -> int:
     best, best_key = -1, -1000
-    for card in _cards(legal):
+    for card in cards_of(legal):
         spare = keep >> card & 1 or (_SUIT[card] == trump and _STRENGTH[card] >= 8)
         key = -100 if spare else POINTS[card] * 16 - _STRENGTH[card]
         if key > best_key:
@@ -235,7 +226,7 @@ def _stock(state: State, legal: int) -> int:
         pool = unseen.bit_count()
         held = state.hands[1 - seat].bit_count()
         best, best_value = -1, -1000.0
-        for card in _cards(legal):
+        for card in cards_of(legal):
             wanted = (beats_mask(card, trump) & unseen).bit_count()
             taken = 1.0 - _P_NONE[pool][wanted][held]
             value = (1 - 2 * taken) * POINTS[card] - cost[card] - (25 if keep >> card & 1 else 0)
@@ -250,7 +241,7 @@ def _stock(state: State, legal: int) -> int:
         swap = POINTS[face_up] // 2 + 3  # winning lets the table swap the 7 of trump for it (D4)
     best, best_value = -1, -1000
     beating = beats_mask(led, trump)
-    for card in _cards(legal):
+    for card in cards_of(legal):
         points = POINTS[led] + POINTS[card]
         broken = 0
         if keep >> card & 1:
@@ -273,7 +264,7 @@ def _cabron(state: State, legal: int) -> int:
     points = [state.taken[s] + state.sung_points[s] for s in range(state.players)]
     mine = points[seat]
     others = [p for s, p in enumerate(points) if s != seat]
-    cards = _cards(legal)
+    cards = cards_of(legal)
     on_trick = sum(POINTS[c] for c in state.trick)
     want = mine == 0 or (mine + on_trick <= 90 and mine >= max(others))
     if not state.trick:

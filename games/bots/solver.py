@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from games.engine.cards import ABOVE, KING, KINGS, KNIGHT, KNIGHTS, POINTS, SUIT_MASK
+from games.engine.cards import ABOVE, KING, KINGS, KNIGHT, KNIGHTS, POINTS, SUIT_MASK, cards_of
 from games.engine.game import play_card
 from games.engine.state import State
 from games.engine.tricks import legal_cards
@@ -31,15 +31,6 @@ _BLANK = [POINTS[c] == 0 and c % 10 not in (KING, KNIGHT) for c in range(40)]
 
 class TooBig(Exception):
     """The search went over its node budget."""
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class Solver:
@@ -107,7 +98,7 @@ class Solver:
         out = {}
         seat = self.turn
         legal = self._legal(seat, self.trick, self.best_card)
-        for card in _cards(legal):
+        for card in cards_of(legal):
             out[card] = self._play(seat, card, self.trick, self.best_card, self.best_seat, -INF, INF)
         return out
 
@@ -157,7 +148,7 @@ class Solver:
             live |= 1 << card
         out = []
         prev = -1
-        for card in _cards(legal):
+        for card in cards_of(legal):
             if _BLANK[card] and prev >= 0 and prev // 10 == card // 10 and _BLANK[prev]:
                 between = ((1 << card) - 1) & ~((2 << prev) - 1)
                 if not live & between:
@@ -264,7 +255,7 @@ class Solver:
         pairs = hand & hand >> 1 & _KNIGHT_BITS
         if not pairs:
             return 0
-        suits = [_SUIT_OF_KNIGHT[c] for c in _cards(pairs)]
+        suits = [_SUIT_OF_KNIGHT[c] for c in cards_of(pairs)]
         suits = [s for s in suits if not self.sung >> s & 1]
         if not suits:
             return 0
@@ -304,7 +295,7 @@ def maxn(
             return [utility(st, s) for s in range(st.players)]
         seat = st.turn
         best: list[float] | None = None
-        for card in _cards(legal_cards(st)):
+        for card in cards_of(legal_cards(st)):
             child = st.copy()
             play_card(child, card, None)
             values = node(child)
@@ -315,7 +306,7 @@ def maxn(
 
     out: dict[int, list[float]] = {}
     try:
-        for card in _cards(legal_cards(state)):
+        for card in cards_of(legal_cards(state)):
             child = state.copy()
             play_card(child, card, None)
             out[card] = node(child)
@@ -329,9 +320,8 @@ def engine_minimax(state: State, evaluate: Callable[[State], int], maximize: Cal
     if state.status != "active":
         return evaluate(state)
     values = []
-    for card in _cards(legal_cards(state)):
+    for card in cards_of(legal_cards(state)):
         child = state.copy()
         play_card(child, card, None)
         values.append(engine_minimax(child, evaluate, maximize))
     return max(values) if maximize(state.turn) else min(values)
-

@@ -70,7 +70,8 @@ def test_a_policy_sees_only_the_view(level: str) -> None:
 
 def _swap_hidden(state, seat):  # type: ignore[no-untyped-def]
     """The same position with two hidden cards of two other holders exchanged (None if there are none)."""
-    from games.bots.knowledge import cards_in, read_view
+    from games.bots.knowledge import read_view
+    from games.engine.cards import cards_of
 
     k = read_view(view(state, seat))
     holders = [s for s in range(state.players) if s != seat]
@@ -78,8 +79,8 @@ def _swap_hidden(state, seat):  # type: ignore[no-untyped-def]
         for b in holders:
             if a >= b:
                 continue
-            for x in cards_in(state.hands[a] & k.unknown & ~k.cannot[b]):
-                for y in cards_in(state.hands[b] & k.unknown & ~k.cannot[a]):
+            for x in cards_of(state.hands[a] & k.unknown & ~k.cannot[b]):
+                for y in cards_of(state.hands[b] & k.unknown & ~k.cannot[a]):
                     other = state.copy()
                     other.hands[a] ^= 1 << x | 1 << y
                     other.hands[b] ^= 1 << x | 1 << y
@@ -87,7 +88,7 @@ def _swap_hidden(state, seat):  # type: ignore[no-untyped-def]
     if state.stock:
         other = state.copy()
         opponent = holders[0]
-        x = next(iter(cards_in(state.hands[opponent] & k.unknown)), None)
+        x = next(iter(cards_of(state.hands[opponent] & k.unknown)), None)
         if x is not None:
             y = other.stock[0]
             other.hands[opponent] ^= 1 << x | 1 << y
