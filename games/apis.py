@@ -102,7 +102,7 @@ class VariantListApi(APIView):
         operation_id="variants_list",
         summary="The variants and their options",
         responses={200: VariantSerializer(many=True), **problems(429)},
-        examples=[examples.VARIANTS],
+        examples=examples.VARIANTS,
         tags=["variants"],
     )
     def get(self, request: Request) -> Response:
@@ -147,7 +147,7 @@ class MatchesApi(APIView):
         summary="The caller's matches",
         description="Matches the caller sits at or created, latest activity first, paginated.",
         parameters=[FilterSerializer],
-        responses={200: MatchPageSerializer, **problems(400, 401, 404, 429)},
+        responses={200: MatchPageSerializer, **problems(400, 401, 404, 429, s404="`not_found`: a page past the last.")},
         examples=[examples.MATCH_PAGE],
         tags=["matches"],
     )
@@ -257,9 +257,10 @@ class MatchActionApi(APIView):
                 429,
                 s403="The caller watches the match and has no seat (`not_seated`).",
                 s409="`not_your_turn`, `stale_seq` (with the current `seq`) or `match_not_active`.",
-                s422="A rule broken, named in `rule`: `must_follow_suit`, `must_beat`, `must_trump`, "
-                "`must_overtrump`, `card_not_in_hand`, `bid_too_low`, `invalid_bid`, `invalid_suit`, "
-                "`invalid_action`, `action_not_allowed_now`; or `idempotency_key_reused`.",
+                s422="A rule broken: `must_follow_suit`, `must_beat`, `must_trump`, `must_overtrump`, "
+                "`bid_too_low`, `invalid_bid`, each with `rule` naming the rule of docs/RULES.md; or an action that "
+                "cannot be taken: `card_not_in_hand`, `invalid_suit`, `invalid_action`, `action_not_allowed_now`, "
+                "`idempotency_key_reused`.",
             ),
         },  # fmt: skip
         examples=[*examples.ACTIONS, examples.MATCH_VIEW, *examples.ACTION_ERRORS],
@@ -297,7 +298,7 @@ class MatchEventsApi(APIView):
             QuerySerializer,
         ],
         responses={200: EVENT, **problems(400, 401, 404, 429)},
-        examples=[examples.EVENTS],
+        examples=examples.EVENTS,
         tags=["matches"],
     )
     def get(self, request: Request, match_id: UUID) -> Response:

@@ -43,7 +43,11 @@ def _sample() -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 _VIEW, _EVENTS = _sample()
 
-VARIANTS = OpenApiExample("Variants", value=selectors.variants()[:2], response_only=True)
+# A list response shows each example as a list of one item (drf-spectacular wraps it): one example per item.
+VARIANTS = [
+    OpenApiExample(f"Variant {variant['name']}", value=variant, response_only=True)
+    for variant in selectors.variants()[:2]
+]
 CREATE_VS_BOTS = OpenApiExample(
     "Against bots",
     value={"variant": "clasico", "options": {"games_to_win": 1},
@@ -89,7 +93,10 @@ ACTION_ERRORS = [
         status_codes=["409"],
     ),
 ]  # fmt: skip
-EVENTS = OpenApiExample("Events", value=_EVENTS[:3], response_only=True)
+EVENTS = [
+    OpenApiExample(f"Event {event['type']}", value=event, response_only=True)
+    for event in [_EVENTS[0], _EVENTS[1], *(e for e in _EVENTS if e["type"] in ("trick_won", "canto"))][:4]
+]
 RECORD = OpenApiExample(
     "A record (abridged)",
     value={

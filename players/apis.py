@@ -196,7 +196,7 @@ class BotsApi(APIView):
         operation_id="bots_list",
         summary="The caller's bots",
         responses={200: BotOutputSerializer(many=True), **problems(401, 429)},
-        examples=[OpenApiExample("My bots", value=[_BOT_EXAMPLE], response_only=True)],
+        examples=[OpenApiExample("My bots", value=_BOT_EXAMPLE, response_only=True)],  # shown as a list of one
         tags=["bots"],
     )
     def get(self, request: Request) -> Response:

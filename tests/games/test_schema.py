@@ -56,11 +56,19 @@ def test_the_examples_match_their_schemas(schema):
         for op in item.values():
             for response in op["responses"].values():
                 content = response.get("content", {}).get("application/json")
-                if not content or "$ref" not in content.get("schema", {}):
+                if not content:
                     continue
-                component = content["schema"]["$ref"].rsplit("/", 1)[-1]
-                for example in content.get("examples", {}).values():
-                    validate(component, example["value"])
+                shape = content.get("schema", {})
+                if "$ref" in shape:
+                    component = shape["$ref"].rsplit("/", 1)[-1]
+                    for example in content.get("examples", {}).values():
+                        validate(component, example["value"])
+                elif shape.get("type") == "array" and "$ref" in shape["items"]:
+                    component = shape["items"]["$ref"].rsplit("/", 1)[-1]
+                    for example in content.get("examples", {}).values():
+                        assert isinstance(example["value"], list), example
+                        for item in example["value"]:
+                            validate(component, item)
 
 
 @pytest.mark.parametrize("key", ["k", "~" * 255, "a b", "é", "a" * 256, "a\tb", "\x7f"])
