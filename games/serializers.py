@@ -29,7 +29,7 @@ MAX_BID_AMOUNT = 10_000
 
 class PlayActionSerializer(serializers.Serializer):
     type = serializers.ChoiceField(choices=["play"])
-    card = serializers.CharField(max_length=MAX_CODE_LENGTH, help_text="A card code of RULES.md C2: `O1`, `E12`.")
+    card = serializers.CharField(max_length=MAX_CODE_LENGTH, help_text="A card code of docs/RULES.md C2: `O1`, `E12`.")
 
 
 class BidActionSerializer(serializers.Serializer):
@@ -292,14 +292,14 @@ class OptionSerializer(serializers.Serializer):
     name = serializers.CharField()
     default = OptionValueField()
     choices = serializers.ListField(child=OptionValueField())
-    rule = serializers.CharField(help_text="The rule of RULES.md that the option changes.")
+    rule = serializers.CharField(help_text="The rule of docs/RULES.md that the option changes.")
     description = serializers.CharField()
 
 
 class VariantSerializer(serializers.Serializer):
     name = serializers.CharField()
     title = serializers.CharField()
-    rule = serializers.CharField(help_text="The section of RULES.md.")
+    rule = serializers.CharField(help_text="The section of docs/RULES.md.")
     players = serializers.ListField(child=serializers.IntegerField(), help_text="Allowed numbers of players.")
     options = OptionSerializer(many=True)
 

@@ -203,7 +203,7 @@ SPECTACULAR_SETTINGS = {
     },
     "TAGS": [
         {"name": "players", "description": "Create a player, get its token, rotate it."},
-        {"name": "variants", "description": "The variants of RULES.md and their options."},
+        {"name": "variants", "description": "The variants of docs/RULES.md and their options."},
         {"name": "matches", "description": "Create, join and play matches; events and records."},
         {"name": "rooms", "description": "Tables with friends: rooms, invite codes, starting matches."},
         {"name": "bots", "description": "Bots over HTTP: register, get turns by polling or by webhook, stats."},

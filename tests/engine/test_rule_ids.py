@@ -1,4 +1,4 @@
-"""Every rule id of RULES.md (but the service rules M1–M3) has a test named after it."""
+"""Every rule id of docs/RULES.md (but the service rules M1–M3) has a test named after it."""
 
 from __future__ import annotations
 
@@ -18,6 +18,19 @@ RULE_IDS = [
     *(f"SP{i}" for i in range(1, 4)),
     "M4",
 ]
+RULES = Path(__file__).parents[2] / "docs" / "RULES.md"
+
+
+def rule_ids_of(text: str) -> set[str]:
+    """The ids the rules document defines: ``**C4 …``, ``- CL1 …``, and C5's letters as ``C5a``."""
+    ids = set(re.findall(r"^\*\*(C\d+) ", text, re.M)) | set(re.findall(r"^- ([A-Z]{1,2}\d+) ", text, re.M))
+    duties = text.split("**C5 ", 1)[1].split("**C6 ", 1)[0]
+    return ids | {f"C5{letter}" for letter in re.findall(r"^- ([a-h])\. ", duties, re.M)}
+
+
+def test_the_rule_ids_are_those_of_the_rules_document() -> None:
+    service_rules = {"M1", "M2", "M3"}  # the service's, tested in tests/rooms
+    assert rule_ids_of(RULES.read_text()) - service_rules - {"C5"} == set(RULE_IDS)
 
 
 def test_every_rule_id_and_worked_example_has_a_test() -> None:
