@@ -185,8 +185,8 @@ def stop(process: subprocess.Popen[bytes] | None) -> None:
         process.wait()
 
 
-def tree_cpu_seconds(root: int) -> float:
-    """CPU seconds (user + system) used so far by a process and its live descendants (Linux)."""
+def tree_cpu_seconds(*roots: int) -> float:
+    """CPU seconds (user + system) used so far by some processes and their live descendants (Linux)."""
     parents: dict[int, int] = {}
     ticks: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -199,7 +199,7 @@ def tree_cpu_seconds(root: int) -> float:
             continue
         parents[int(entry)] = int(fields[1])
         ticks[int(entry)] = int(fields[11]) + int(fields[12])
-    tree, grown = {root}, True
+    tree, grown = set(roots), True
     while grown:
         grown = False
         for pid, parent in parents.items():
@@ -310,9 +310,12 @@ def main() -> None:
             processes.append(process)
             seed += threads
         time.sleep(max(0.0, args.warmup - (time.monotonic() - start)))
-        cpu_before = (tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid), machine_cpu_seconds())
+        clients = [p.pid for p in processes if p.pid is not None]
+        cpu_before = (tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid), machine_cpu_seconds(),
+                      tree_cpu_seconds(*clients))  # fmt: skip
         time.sleep(max(0.0, deadline - time.monotonic()))
-        cpu_after = (tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid), machine_cpu_seconds())
+        cpu_after = (tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid), machine_cpu_seconds(),
+                     tree_cpu_seconds(*clients))  # fmt: skip
         results = [r for _ in processes for r in queue.get(timeout=args.seconds + 120)]
         for process in processes:
             process.join(30)
@@ -330,6 +333,7 @@ def main() -> None:
     window = cpu_after[2][1] - cpu_before[2][1]  # CPU seconds the machine had in the window
     web_cpu, worker_cpu = cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1]
     busy = cpu_after[2][0] - cpu_before[2][0]
+    clients_cpu = cpu_after[3] - cpu_before[3]
     latencies = [x for r in results for x in r["latencies"]]
     waits = [x for r in results for x in r["waits"]]
     errors = [e for r in results for e in r["errors"]]
@@ -366,11 +370,13 @@ def main() -> None:
         "cpu_ms_per_action": {
             "web": round(1000 * web_cpu / len(latencies), 1) if latencies else None,
             "worker": round(1000 * worker_cpu / len(latencies), 1) if latencies else None,
+            "clients": round(1000 * clients_cpu / len(latencies), 1) if latencies else None,
         },
         "machine": {
             "cpus": os.cpu_count(),
             "busy_share": round(busy / window, 2) if window else None,
             "web_and_worker_share": round((web_cpu + worker_cpu) / window, 2) if window else None,
+            "clients_share": round(clients_cpu / window, 2) if window else None,
             "load_1min_before": round(load_before, 2),
             "load_1min_after": round(load_after, 2),
         },
@@ -391,9 +397,10 @@ def main() -> None:
               f"p95 {wait['p95']} ms")  # fmt: skip
         print(f"  errors: {len(errors)}")
         machine, cpu = figures["machine"], figures["cpu_ms_per_action"]
-        print(f"  CPU per action: web {cpu['web']} ms, worker {cpu['worker']} ms")
+        print(f"  CPU per action: web {cpu['web']} ms, worker {cpu['worker']} ms, clients {cpu['clients']} ms")
         print(f"  machine: {machine['cpus']} CPUs, {100 * (machine['busy_share'] or 0):.0f}% busy, of which "
-              f"{100 * (machine['web_and_worker_share'] or 0):.0f}% for the web and the worker; load average "
+              f"{100 * (machine['web_and_worker_share'] or 0):.0f}% for the web and the worker and "
+              f"{100 * (machine['clients_share'] or 0):.0f}% for the clients; load average "
               f"{machine['load_1min_before']} before, {machine['load_1min_after']} after")  # fmt: skip
     for error in errors[:10]:
         print(f"  error: {error}", file=sys.stderr)
