@@ -92,9 +92,13 @@ class PlayerTokenRotateApi(APIView):
     @extend_schema(
         operation_id="players_me_token_rotate",
         summary="Rotate the calling player's token",
-        description="Issues a new token and revokes the one used for this call (and any other).",
+        description="Issues a new token and revokes the one used for this call (and any other). A bot's "
+        "credentials are rotated by its owner (`POST /bots/{id}/token`): 403 `not_your_bot` for a bot.",
         request=None,
-        responses={201: PlayerWithTokenOutputSerializer, **problems(401, 429)},
+        responses={
+            201: PlayerWithTokenOutputSerializer,
+            **problems(401, 403, 429, s403="`not_your_bot`: the caller is a bot."),
+        },
         examples=[OpenApiExample("Rotated", value=_TOKEN_EXAMPLE, response_only=True, status_codes=["201"])],
         tags=["players"],
     )

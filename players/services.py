@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from .errors import BotInPlay, InvalidWebhookUrl, UnknownBot, UsernameTaken
+from .errors import BotInPlay, InvalidWebhookUrl, NotYourBot, UnknownBot, UsernameTaken
 from .models import Bot, BotCall, BotDelivery, Player, Token
 from .tokens import token_digest, token_new
 from .webhooks import webhook_target
@@ -36,7 +36,14 @@ def player_create(*, username: str) -> tuple[Player, str]:
 
 @transaction.atomic
 def player_token_rotate(*, player: Player) -> str:
-    """A new token for the player; every earlier token stops working at once."""
+    """A new token for the player; every earlier token stops working at once. A bot's token is its
+    owner's to rotate, with its signing secret (:func:`bot_credentials_rotate`): 403 ``not_your_bot``."""
+    if Bot.objects.filter(pk=player.pk).exists():
+        raise NotYourBot("A bot's credentials are rotated by its owner: POST /api/v1/bots/{id}/token.")
+    return _token_replace(player)
+
+
+def _token_replace(player: Player) -> str:
     Token.objects.filter(player=player).delete()
     return _token_issue(player=player)
 
@@ -140,7 +147,7 @@ def bot_credentials_rotate(*, bot: Bot) -> str:
     """A new token and a new signing secret for the bot; the old ones stop working at once."""
     bot.secret = _secret_new()
     bot.save(update_fields=["secret"])
-    return player_token_rotate(player=bot.player)
+    return _token_replace(bot.player)
 
 
 def bot_call_record(*, bot: Bot, match_id: object, seq: int, outcome: str, latency_ms: int, detail: str = "") -> None:

@@ -50,6 +50,9 @@ def test_only_the_owner_sees_the_stats_or_rotates():
     problem(stranger.get(f"/api/v1/bots/{bot.id}/stats"), 403, "not_your_bot")
     problem(stranger.post(f"/api/v1/bots/{bot.id}/token"), 403, "not_your_bot")
     problem(bot.bot.get(f"/api/v1/bots/{bot.id}/stats"), 403, "not_your_bot")
+    problem(bot.bot.post(f"/api/v1/bots/{bot.id}/token"), 403, "not_your_bot")
+    problem(bot.bot.post("/api/v1/players/me/token"), 403, "not_your_bot")
+    assert bot.bot.get("/api/v1/players/me").status_code == 200, "the bot's token still works"
     problem(bot.owner.get("/api/v1/bots/00000000-0000-0000-0000-000000000000/stats"), 404, "unknown_bot")
     problem(Api().get(f"/api/v1/bots/{bot.id}/stats"), 401, "not_authenticated")
 
