@@ -145,12 +145,12 @@ def match_summaries(matches: list[Match]) -> list[dict[str, Any]]:
 def match_wait(*, membership: Membership, after: int, timeout: float) -> Membership:
     """The match once its ``seq`` is past ``after``, or as it is after ``timeout`` seconds.
 
-    Answers at once when the match is already past ``after``. Otherwise subscribes first and reads
-    second, so that news published in between is not missed, and holds no database connection
-    while it waits (games.live).
+    Answers at once when the match is already past ``after``, or over (nothing more will happen).
+    Otherwise subscribes first and reads second, so that news published in between is not missed,
+    and holds no database connection while it waits (games.live).
     """
     match = membership.match
-    if timeout <= 0 or match.seq > after:
+    if timeout <= 0 or match.seq > after or match.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED):
         return membership
     with live.subscribe(live.match_channel(match.id)) as subscription:
         fresh = Match.objects.fetch(match.id)

@@ -8,7 +8,7 @@ import time
 import pytest
 from django.db import connections
 
-from .helpers import human_table
+from .helpers import human_table, new_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -50,3 +50,24 @@ def test_a_long_poll_with_no_news_answers_after_its_wait():
     start = time.monotonic()
     table.seats[0].get(table.url(), {"after": view["seq"] - 1, "wait": 10})
     assert time.monotonic() - start < 1, "the match is already past `after`: no wait"
+
+
+def test_a_long_poll_on_a_match_that_is_over_answers_at_once():
+    creator = new_player()
+    cancelled = creator.post("/api/v1/matches/", {"variant": "dos", "seats": [{"player": "me"}, {"open": True}]}).json()
+    assert creator.post(f"/api/v1/matches/{cancelled['id']}/cancel").status_code == 200
+    finished = creator.post("/api/v1/matches/", {"variant": "dos", "seats": [{"player": "me"}, {"bot": "level-1"}]})
+    played = finished.json()
+    while played["status"] == "active":  # the bot's turns run in process, after each answer
+        url = f"/api/v1/matches/{played['id']}"
+        if played["legal_actions"]:
+            played = creator.post(f"{url}/actions", played["legal_actions"][0]).json()
+        else:
+            played = creator.get(url).json()
+    for match in (creator.get(f"/api/v1/matches/{cancelled['id']}").json(), played):
+        assert match["status"] in ("cancelled", "finished")
+        for path in ("", "/events"):
+            start = time.monotonic()
+            answer = creator.get(f"/api/v1/matches/{match['id']}{path}", {"after": match["seq"], "wait": 5})
+            assert answer.status_code == 200
+            assert time.monotonic() - start < 1, f"{match['status']}{path}: nothing more will happen, no wait"
