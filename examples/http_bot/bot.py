@@ -123,31 +123,39 @@ def signature_ok(secret: str, timestamp: str, body: bytes, signature: str) -> bo
     return fresh and hmac.compare_digest(f"sha256={expected}", signature)
 
 
-def serve_webhook(port: int, secret: str) -> ThreadingHTTPServer:
-    """Answer the service's turn requests on 127.0.0.1:port, checking their signature."""
+class WebhookServer(ThreadingHTTPServer):
+    """The bot's end of the webhook: bound at once, so that a port in use stops the bot before it
+    registers; it answers turns once it is given the bot's signing secret (:meth:`serve`)."""
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (the http.server API)
-            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            timestamp = self.headers.get("X-Tute-Timestamp", "")
-            if not signature_ok(secret, timestamp, body, self.headers.get("X-Tute-Signature", "")):
-                self.send_response(401)
-                self.end_headers()
-                return
-            turn = json.loads(body)
-            reply = json.dumps(choose(turn["view"], turn["legal_actions"])).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(reply)))
+    secret = ""
+
+    def serve(self, secret: str) -> None:
+        self.secret = secret
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+
+class WebhookHandler(BaseHTTPRequestHandler):
+    """Answer the service's turn requests, checking their signature."""
+
+    server: WebhookServer
+
+    def do_POST(self) -> None:  # noqa: N802 (the http.server API)
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        timestamp = self.headers.get("X-Tute-Timestamp", "")
+        if not signature_ok(self.server.secret, timestamp, body, self.headers.get("X-Tute-Signature", "")):
+            self.send_response(401)
             self.end_headers()
-            self.wfile.write(reply)
+            return
+        turn = json.loads(body)
+        reply = json.dumps(choose(turn["view"], turn["legal_actions"])).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,14 +168,21 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="delivery", required=True)
     sub.add_parser("poll", help="ask for turns with GET /api/v1/me/turns?wait=N")
     webhook = sub.add_parser("webhook", help="be called on each turn")
-    webhook.add_argument("--port", type=int, default=8765)
+    webhook.add_argument("--port", type=int, default=8765, help="0: any free port")
     args = parser.parse_args(argv)
 
-    url = f"http://127.0.0.1:{args.port}/" if args.delivery == "webhook" else None
+    webhook_server, url = None, None
+    if args.delivery == "webhook":
+        try:
+            webhook_server = WebhookServer(("127.0.0.1", args.port), WebhookHandler)
+        except OSError as exc:
+            print(f"bot: cannot listen on 127.0.0.1:{args.port} ({exc.strerror}); try another --port", file=sys.stderr)
+            return 2
+        url = f"http://127.0.0.1:{webhook_server.server_port}/"
     owner, bot, registered = register(args.server, args.delivery, url)
     print(f"bot: registered {registered['name']} ({registered['id']}) for {args.delivery}")
-    if args.delivery == "webhook":
-        serve_webhook(args.port, registered["secret"])
+    if webhook_server is not None:
+        webhook_server.serve(registered["secret"])
     match_id = None if args.no_match else start_match(owner, registered["id"], args.variant, args.opponents)
     deadline = time.monotonic() + args.seconds
     if args.delivery == "poll":

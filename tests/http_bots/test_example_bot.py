@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import socket
 from pathlib import Path
 from types import ModuleType
 
@@ -12,7 +13,7 @@ import pytest
 from django.conf import settings
 
 from games.models import Event, Match
-from players.models import Bot, BotCall
+from players.models import Bot, BotCall, Player
 from tests import services
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -60,3 +61,20 @@ def test_the_example_bot_plays_a_match_by_webhook(live_server, capsys):
     calls = BotCall.objects.filter(bot=bot)
     assert calls.exists() and not calls.exclude(outcome="ok").exists(), "every reply was signed, on time and legal"
     assert not Event.objects.filter(match=match, type="bot_fallback").exists()
+
+
+def test_the_example_bot_stops_before_registering_when_its_port_is_taken(live_server, capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        assert example().main(["--server", live_server.url, "webhook", "--port", port]) == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+    assert not Player.objects.exists(), "no owner and no bot are left behind"
+
+
+def test_the_example_bot_can_take_any_free_port(live_server, capsys):
+    result = run(capsys, ["--server", live_server.url, "--seconds", "120", "webhook", "--port", "0"])
+    assert result["status"] == "finished"
+    (bot,) = Bot.objects.all()
+    assert bot.webhook_url.startswith("http://127.0.0.1:") and not bot.webhook_url.endswith(":0/")
