@@ -393,4 +393,5 @@ def turn_fallback(*, match_id: UUID, seq: int, reason: str, detail: str = "") ->
     }
     events = [marker, *engine.push(state, seat, action)]
     services._record(match, state, events)
+    logger.info("Bot fallback in match %s at seq %s, seat %s: %s %s", match_id, seq, seat, reason, detail[:200])
     return True

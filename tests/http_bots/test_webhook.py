@@ -4,6 +4,7 @@ malformed or illegal reply with a level-2 move that the log and the bot's stats 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 from unittest import mock
 
@@ -86,7 +87,10 @@ def play_until_the_bot_has_been_called(human: Any, match: dict[str, Any], calls:
     ids=["not-json", "json-too-deep", "not-an-action", "a-list", "http-500", "redirect", "bad-card", "wrong-phase",
          "late"],  # fmt: skip
 )
-def test_a_bad_reply_is_replaced_by_a_level_2_move_logged_and_counted(receiver: Receiver, respond, reason, detail):
+def test_a_bad_reply_is_replaced_by_a_level_2_move_logged_and_counted(
+    receiver: Receiver, respond, reason, detail, caplog
+):
+    caplog.set_level(logging.INFO, logger="games.turns")
     bot = register("webhook", webhook_url=receiver.url, timeout_ms=300)
     receiver.respond = respond
     human = new_player("human")
@@ -107,6 +111,9 @@ def test_a_bad_reply_is_replaced_by_a_level_2_move_logged_and_counted(receiver: 
     assert stats[{"error": "errors", "timeout": "timeouts", "illegal": "illegal"}[reason]] == len(fallbacks)
     if reason == "timeout":
         assert stats["latency_ms"]["p50"] >= 300
+    logged = [r.getMessage() for r in caplog.records if r.name == "games.turns" and "Bot fallback" in r.getMessage()]
+    assert len(logged) == len(fallbacks) and f"match {match['id']} at seq {fallback.seq - 1}" in logged[0]
+    assert reason in logged[0], "the operator's log says what happened too"
 
 
 def test_the_fallback_event_is_shown_to_the_players_and_kept_in_the_record(receiver: Receiver):
