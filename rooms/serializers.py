@@ -31,7 +31,12 @@ class TableOptionsSerializer(serializers.Serializer):
 class RoomInputSerializer(serializers.Serializer):
     variant = serializers.CharField(required=False, max_length=32)
     options = OptionsField(required=False)
-    bot = serializers.CharField(required=False, max_length=32, help_text="The bot that fills empty seats.")
+    bot = serializers.CharField(
+        required=False,
+        max_length=64,
+        help_text="The built-in bot (`level-1` to `level-4`) that fills every empty seat; a registered bot takes "
+        "one seat of a match (`POST /matches/`), not a room's.",
+    )
     table_options = TableOptionsSerializer(required=False)
 
 

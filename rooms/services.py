@@ -198,7 +198,12 @@ def _configure(
         raise engine_error(exc) from None
     room.variant = variant
     if bot not in LEVELS:
-        raise Unprocessable(f"No bot {bot[:50]!r}: the built-in bots are {', '.join(LEVELS)}.", code="unknown_bot")
+        raise Unprocessable(
+            f"No built-in bot {bot[:50]!r}: a room fills its empty seats with one of {', '.join(LEVELS)}; a "
+            'registered bot takes one seat of a match (POST /matches/ with {"bot": "<id>"}).',
+            code="unknown_bot",
+            field="bot",
+        )
     room.bot = bot
     for name, value in (table_options or {}).items():
         if name not in TABLE_OPTION_BOUNDS:

@@ -72,6 +72,10 @@ def test_bad_options_are_refused():
     bad = host.post("/api/v1/rooms/", {"variant": "dos", "table_options": {"reconnect_grace": 0}})
     assert bad.status_code == 400
     assert host.post("/api/v1/rooms/", {"variant": "dos", "bot": "level-9"}).json()["code"] == "unknown_bot"
+    registered = host.post("/api/v1/bots/", {"name": "roombot", "delivery": "poll"}).json()
+    refused = host.post("/api/v1/rooms/", {"variant": "dos", "bot": registered["id"]})
+    assert refused.status_code == 422 and refused.json()["code"] == "unknown_bot", refused.json()
+    assert "registered bot takes one seat of a match" in refused.json()["detail"]
 
 
 def test_the_callers_rooms_are_listed():
