@@ -168,8 +168,14 @@ class RoomMemberApi(APIView):
         parameters=[ROOM_ID, OpenApiParameter("player_id", UUID, OpenApiParameter.PATH)],
         responses={
             200: RoomSerializer,
-            **problems(401, 403, 404, 409, 422, 429, s403="`not_host`.", s409="`room_playing`."),
-        },
+            **problems(
+                401, 403, 404, 409, 422, 429,
+                s403="`not_host`.",
+                s404="`room_not_found`, or `not_a_member`: the player is not in the room.",
+                s409="`room_playing`: members are removed in the lobby, between matches.",
+                s422="`host_removes_self`: the host leaves with `POST /rooms/{id}/leave`.",
+            ),
+        },  # fmt: skip
         examples=[ROOM],
         tags=["rooms"],
     )

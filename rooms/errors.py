@@ -15,6 +15,7 @@ class ErrorCode(StrEnum):
     ROOM_PLAYING = "room_playing"
     TOO_MANY_PLAYERS = "too_many_players"
     NOT_A_MEMBER = "not_a_member"
+    HOST_REMOVES_SELF = "host_removes_self"
     INVALID_TABLE_OPTION = "invalid_table_option"
     MATCH_NOT_OVER = "match_not_over"
     SEQ_OUT_OF_RANGE = "seq_out_of_range"

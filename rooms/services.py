@@ -109,7 +109,7 @@ def room_member_remove(*, player: Player, room_id: UUID, member_id: UUID) -> Roo
     """The host removes another member (in the lobby)."""
     room = _hosted_in_lobby(player, room_id)
     if str(member_id) == str(player.pk):
-        raise Unprocessable("The host leaves with POST /rooms/{id}/leave.", code=ErrorCode.NOT_A_MEMBER)
+        raise Unprocessable("The host leaves with POST /rooms/{id}/leave.", code=ErrorCode.HOST_REMOVES_SELF)
     removed, _ = RoomMember.objects.filter(room=room, player_id=member_id).delete()
     if not removed:
         raise NotFound("No such member in this room.", code=ErrorCode.NOT_A_MEMBER)

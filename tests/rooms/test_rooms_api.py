@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from games.models import Match
 from rooms.models import Presence, Table
 from tests.games.helpers import new_player
+from tests.problems import problem
 
 pytestmark = pytest.mark.django_db
 
@@ -57,6 +60,8 @@ def test_leaving_and_removing_members():
         guest.post("/api/v1/rooms/join", {"code": room["code"]})
     assert host.post(f"{url}/start").json()["code"] == "too_many_players"
     assert a.client.delete(f"{url}/members/{b.player.pk}").json()["code"] == "not_host"
+    problem(host.client.delete(f"{url}/members/{host.player.pk}"), 422, "host_removes_self")
+    problem(host.client.delete(f"{url}/members/{uuid.uuid4()}"), 404, "not_a_member")
     removed = host.client.delete(f"{url}/members/{b.player.pk}")
     assert removed.status_code == 200 and len(removed.json()["members"]) == 2
     assert b.get(url).status_code == 404
