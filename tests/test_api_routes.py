@@ -23,3 +23,13 @@ def test_a_route_without_its_trailing_slash_is_named_not_redirected(client: Clie
     assert response.status_code == 404
     assert "/api/v1/players/" in response.json()["detail"]
     assert client.get("/api/v1/variants").json()["detail"].endswith("(with the trailing slash).")
+
+
+@pytest.mark.django_db
+def test_a_404_outside_drf_is_written_as_drf_writes_its_problems(client: Client) -> None:
+    """Same bytes for the same problem: compact JSON, UTF-8 as is, whichever layer answers."""
+    outside = client.get("/api/v1/rooms/not-a-uuid")  # no route: Django's JSON 404
+    inside = client.get("/api/v1/matches/00000000-0000-0000-0000-000000000000")  # DRF: no token, 401
+    assert outside.status_code == 404 and inside.status_code == 401
+    for response in (outside, inside):
+        assert b'", "' not in response.content and b'": ' not in response.content, response.content

@@ -111,7 +111,12 @@ def _problem_from_api_exception(exc: exceptions.APIException, status: int) -> di
 
 
 def problem_response(status: int, code: str, detail: str) -> JsonResponse:
-    return JsonResponse(problem(status, code, detail), status=status, content_type=PROBLEM_CONTENT_TYPE)
+    return JsonResponse(
+        problem(status, code, detail),
+        status=status,
+        content_type=PROBLEM_CONTENT_TYPE,
+        json_dumps_params={"separators": (",", ":"), "ensure_ascii": False},  # as DRF's JSONRenderer writes
+    )
 
 
 # Django's error views (handler400/403/404/500 in tute_api.urls): JSON for paths outside DRF views.
