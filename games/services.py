@@ -270,8 +270,10 @@ def _seat_specs(seats: list[Any], players: int, variant: str) -> list[str]:
     """Each seat spec as ``"me"``, ``"open"``, ``"bot:<level>"`` or ``"player:<id>"`` (a registered bot,
     docs/http-bots.md); 422 for anything else."""
     if len(seats) != players:
+        counts = engine.variant_info(variant).players
+        hint = f" For {len(seats)}, set options.players to {len(seats)}." if len(seats) in counts else ""
         raise Unprocessable(
-            f"A {variant} match with these options has {players} seats; {len(seats)} were given.",
+            f"A {variant} match with these options has {players} seats; {len(seats)} were given.{hint}",
             code=ErrorCode.INVALID_SEATS,
             field="seats",
         )

@@ -339,3 +339,14 @@ def test_behind_a_proxy_the_limit_is_per_address_that_the_proxy_saw(settings):
 
 def test_statuses_of_matches_are_the_documented_ones():
     assert set(MatchStatus.values) == {"waiting", "active", "finished", "cancelled"}
+
+
+def test_a_seat_count_the_variant_allows_with_another_option_says_which():
+    me = new_player()
+    seats = [{"player": "me"}, {"bot": "level-1"}, {"bot": "level-1"}]
+    refused = problem(me.post("/api/v1/matches/", {"variant": "individual", "seats": seats}), 422, "invalid_seats")
+    assert "set options.players to 3" in refused["detail"]
+    created = me.post("/api/v1/matches/", {"variant": "individual", "options": {"players": 3}, "seats": seats})
+    assert created.status_code == 201
+    four = problem(me.post("/api/v1/matches/", {"variant": "clasico", "seats": seats}), 422, "invalid_seats")
+    assert "options.players" not in four["detail"], "clásico has no other seat count"
