@@ -2,10 +2,12 @@
 
 import json
 from http import HTTPStatus
+from unittest import mock
 
 import pytest
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import SuspiciousOperation
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from django.urls import path
 from rest_framework import exceptions, serializers
@@ -191,6 +193,24 @@ def test_drf_and_django_exceptions_keep_stable_codes(exc, status, code):
     assert (body["status"], body["code"]) == (status, code)
 
 
+@pytest.mark.parametrize("exc", [OperationalError("could not connect to server"), InterfaceError("connection closed")])
+def test_a_database_that_fails_is_503_service_unavailable_with_retry_after(exc, caplog):
+    response = Raising.as_view(exc=exc)(factory.get("/"))
+    body = problem_of(response)
+    assert (body["status"], body["code"]) == (503, "service_unavailable")
+    assert response["Retry-After"] == "5"
+    assert "could not connect" not in body["detail"] and "connection closed" not in body["detail"]
+    assert any(r.levelname == "ERROR" and r.exc_info for r in caplog.records), "the operator is told, with the cause"
+
+
+@pytest.mark.django_db
+def test_an_action_whose_database_fails_answers_503(client):
+    """End to end: the token's query fails as a lost connection does."""
+    with mock.patch("players.models.PlayerManager.by_token_digest", side_effect=OperationalError("gone")):
+        response = client.get("/api/v1/players/me", headers={"Authorization": "Bearer x"})
+    assert response.status_code == 503 and response.json()["code"] == "service_unavailable"
+
+
 def test_an_unknown_exception_is_not_swallowed():
     with pytest.raises(ZeroDivisionError):
         Raising.as_view(exc=ZeroDivisionError())(factory.get("/"))
@@ -222,11 +242,16 @@ def suspicious(request):
     raise SuspiciousOperation("odd")
 
 
+def database_gone(request):
+    raise OperationalError("server closed the connection unexpectedly")
+
+
 urlpatterns = [
     *project_urls.urlpatterns,
     path("crash", crash),
     path("forbid", forbid),
     path("suspicious", suspicious),
+    path("database-gone", database_gone),
 ]
 handler400 = project_urls.handler400
 handler403 = project_urls.handler403
@@ -241,6 +266,7 @@ handler500 = project_urls.handler500
         ("/crash", 500, "server_error"),
         ("/forbid", 403, "permission_denied"),
         ("/suspicious", 400, "bad_request"),
+        ("/database-gone", 503, "service_unavailable"),
     ],
 )
 def test_errors_outside_drf_views_are_json_problems(client, path, status, code):
@@ -251,6 +277,7 @@ def test_errors_outside_drf_views_are_json_problems(client, path, status, code):
     body = response.json()
     assert (body["status"], body["code"]) == (status, code)
     assert "boom" not in body["detail"]
+    assert ("Retry-After" in response) is (status == 503)
 
 
 def test_json_nested_too_deeply_is_400_parse_error_not_500():

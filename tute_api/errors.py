@@ -15,18 +15,23 @@ DRF's own exceptions keep their stable codes (``invalid``, ``parse_error``,
 ``not_authenticated``, ``authentication_failed``, ``permission_denied``, ``not_found``,
 ``method_not_allowed``, ``not_acceptable``, ``unsupported_media_type``, ``throttled``; a body over
 ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is 413 ``request_too_large``), and the
-Django handlers below answer the same way outside DRF views. Any other exception is left to
-Django: it is logged and becomes a 500 ``server_error``.
+Django handlers below answer the same way outside DRF views. A database that cannot be reached, or
+that gives up a transaction (a lost connection, a deadlock), is logged and answers 503
+``service_unavailable`` with ``Retry-After``. Any other exception is left to Django: it is logged
+and becomes a 500 ``server_error``.
 """
 
 from __future__ import annotations
 
+import logging
 import math
+import sys
 from http import HTTPStatus
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
@@ -36,6 +41,11 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 PROBLEM_TYPE_PREFIX = "urn:tute:problem:"
+#: Seconds a client is asked to wait (``Retry-After``) when the database is unreachable or gave up
+#: on a transaction (a lost connection, a deadlock): a 503 that a retry may get past.
+UNAVAILABLE_RETRY_SECONDS = 5
+
+logger = logging.getLogger(__name__)
 
 
 class ApiError(exceptions.APIException):
@@ -82,6 +92,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     """DRF's ``EXCEPTION_HANDLER``: DRF's own handling, with the body rendered as a problem."""
     if isinstance(exc, RequestDataTooBig):  # Django's, raised as DRF reads the body
         exc = RequestTooLarge(f"A request body is at most {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes.")
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        logger.error("The database failed a request: %s", exc, exc_info=exc)
+        body = problem(503, "service_unavailable", _UNAVAILABLE)
+        headers = {"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)}
+        return Response(body, status=503, headers=headers, content_type=PROBLEM_CONTENT_TYPE)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None  # Not an API error: Django logs it and answers 500 (see server_error).
@@ -154,5 +169,17 @@ def _resolves(path: str) -> bool:
         return False
 
 
+_UNAVAILABLE = (
+    "The service could not complete the request with its database just now; retry after a moment (with the "
+    "same Idempotency-Key, a retried action cannot be applied twice)."
+)
+
+
 def server_error(request: HttpRequest) -> JsonResponse:
+    """Django's 500 view (it logged the exception): a 503 to retry when the database failed (in a
+    middleware, outside DRF's handler), else a 500."""
+    if isinstance(sys.exc_info()[1], (OperationalError, InterfaceError)):
+        response = problem_response(503, "service_unavailable", _UNAVAILABLE)
+        response["Retry-After"] = str(UNAVAILABLE_RETRY_SECONDS)
+        return response
     return problem_response(500, "server_error", "A server error occurred.")
