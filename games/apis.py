@@ -40,8 +40,8 @@ IDEMPOTENCY_HEADER = OpenApiParameter(
     {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[ -~]+$"},  # printable ASCII
     OpenApiParameter.HEADER,
     description="A unique key per request (e.g. a UUID): a retry with the same key and body returns the "
-    "first answer and changes nothing; the same key with another request of these three operations (creating "
-    "a match, joining one, an action) is refused (422 "
+    "first answer and changes nothing; the same key with another request of those that take it (creating "
+    "a match or a room, joining a match, an action) is refused (422 "
     "`idempotency_key_reused`). Keys are remembered for 24 hours (the service's `IDEMPOTENCY_KEY_HOURS`). "
     "1 to 255 printable ASCII characters, else 400 `invalid_idempotency_key`.",
 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import random
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -254,6 +255,19 @@ def bot_turns_sweep(*, idle_seconds: float = 30) -> int:
         _queue_bot_turns(match_id, seq)
         count += 1
     return count
+
+
+# -- idempotency --------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def idempotent(*, player: Player, idempotency: Idempotency | None, run: Callable[[], Reply]) -> Reply:
+    """``run()``'s reply, once per ``Idempotency-Key``: a retry with the key gets the first reply and
+    runs nothing; the key with another request is 422 ``idempotency_key_reused``. An error that
+    ``run`` raises changes nothing and is not kept, so a retry runs again."""
+    if idempotency is not None and (first := _idempotent_reply(player, idempotency)):
+        return first
+    return _reply(player, idempotency, run())
 
 
 # -- helpers ------------------------------------------------------------------------------------

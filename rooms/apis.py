@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import selectors as game_selectors
+from games.apis import IDEMPOTENCY_HEADER, idempotency_of, reply_response
 from games.serializers import MAX_SEQ
 from tute_api.schema import problems
 
@@ -73,12 +74,15 @@ class RoomsApi(APIView):
         description="The caller hosts the room; friends join with its `code`. Table options are the service's "
         "(seconds): `presence_timeout` (default 20), `reconnect_grace` (default 60), `turn_seconds` (off).",
         request=RoomInputSerializer,
+        parameters=[IDEMPOTENCY_HEADER],
         responses={201: RoomSerializer, **problems(400, 401, 422, 429)},
         examples=[ROOM_CREATE, ROOM],
         tags=["rooms"],
     )
     def post(self, request: Request) -> Response:
-        return _room(services.room_create(player=request.user, **_room_input(request)), status=201)
+        config = _room_input(request)
+        reply = services.room_create_once(player=request.user, idempotency=idempotency_of(request), **config)
+        return reply_response(reply)
 
 
 class RoomJoinApi(APIView):

@@ -6,11 +6,12 @@ from typing import Any
 from uuid import UUID
 
 from games import adapter
+from games.models import MatchStatus
 from players.models import Player
 
 from .errors import ErrorCode, NotFound
 from .models import Presence, Room, RoomMember
-from .services import _table_options, in_lobby
+from .presence import default_timings
 
 
 def room_of_member(*, room_id: UUID, player: Player) -> Room:
@@ -26,6 +27,21 @@ def rooms_of(*, player: Player) -> list[Room]:
     return list(Room.objects.filter(pk__in=mine, closed=False).select_related("match").order_by("-updated_at")[:100])
 
 
+def in_lobby(room: Room) -> bool:
+    """Whether the room is between matches (none yet, or the latest is over)."""
+    return room.match is None or room.match.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED)
+
+
+def table_options_of(room: Room) -> dict[str, int | None]:
+    """The room's table options, the settings' defaults filling in the ones it leaves unset."""
+    defaults = default_timings()
+    return {
+        "presence_timeout": room.presence_timeout or defaults.presence_timeout,
+        "reconnect_grace": room.reconnect_grace or defaults.reconnect_grace,
+        "turn_seconds": room.turn_seconds or defaults.turn_seconds,
+    }
+
+
 def room_body(room: Room) -> dict[str, Any]:
     members = RoomMember.objects.filter(room=room).select_related("player").order_by("joined_at", "id")
     match = room.match
@@ -37,7 +53,7 @@ def room_body(room: Room) -> dict[str, Any]:
         "variant": room.variant,
         "options": room.options,
         "bot": room.bot,
-        "table_options": _table_options(room),
+        "table_options": table_options_of(room),
         "members": [
             {"id": str(m.player_id), "username": m.player.username, "joined_at": adapter.iso(m.joined_at)}
             for m in members

@@ -17,19 +17,16 @@ from django.utils import timezone
 from games import engine, services
 from games.bots import LEVELS
 from games.errors import engine_error
-from games.models import MatchStatus
 from players.models import Player
 
+from . import selectors
 from .errors import Conflict, ErrorCode, Forbidden, NotFound, Unprocessable
 from .models import Presence, Room, RoomMember, Table
+from .selectors import in_lobby, table_options_of
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 #: Sane bounds of the service options, in seconds.
 TABLE_OPTION_BOUNDS = {"presence_timeout": (1, 600), "reconnect_grace": (1, 3600), "turn_seconds": (1, 3600)}
-
-
-def in_lobby(room: Room) -> bool:
-    return room.match is None or room.match.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED)
 
 
 @transaction.atomic
@@ -48,6 +45,16 @@ def room_create(
     room.save(force_insert=True)
     RoomMember.objects.create(room=room, player=player, joined_at=now)
     return room
+
+
+def room_create_once(*, player: Player, idempotency: services.Idempotency | None, **config: Any) -> services.Reply:
+    """:func:`room_create` answered as the API does (201 and the room), once per ``Idempotency-Key``:
+    a retry gets the first answer, about the same room."""
+    return services.idempotent(
+        player=player,
+        idempotency=idempotency,
+        run=lambda: services.Reply(201, selectors.room_body(room_create(player=player, **config))),
+    )
 
 
 @transaction.atomic
@@ -79,7 +86,7 @@ def room_update(
         variant=variant or room.variant,
         options=options if options is not None else (room.options if variant in (None, room.variant) else {}),
         bot=bot or room.bot,
-        table_options={**_table_options(room), **(table_options or {})},
+        table_options={**table_options_of(room), **(table_options or {})},
     )
     room.updated_at = timezone.now()
     room.save()
@@ -134,7 +141,7 @@ def room_start(*, player: Player, room_id: UUID) -> Room:
     created = services.match_create(player=player, variant=room.variant, options=room.options, seats=specs).body
     for number, guest in enumerate(members[1:], start=1):
         services.match_join(player=guest, match_id=created["id"], invite_code=created["invite_code"], seat=number)
-    timing = _table_options(room)
+    timing = table_options_of(room)
     Table.objects.create(
         match_id=created["id"],
         room=room,
@@ -176,17 +183,6 @@ def _hosted_in_lobby(player: Player, room_id: UUID) -> Room:
     if not in_lobby(room):
         raise Conflict("A match is being played in this room; wait until it is over.", code=ErrorCode.ROOM_PLAYING)
     return room
-
-
-def _table_options(room: Room) -> dict[str, int | None]:
-    from .presence import default_timings
-
-    defaults = default_timings()
-    return {
-        "presence_timeout": room.presence_timeout or defaults.presence_timeout,
-        "reconnect_grace": room.reconnect_grace or defaults.reconnect_grace,
-        "turn_seconds": room.turn_seconds or defaults.turn_seconds,
-    }
 
 
 def _configure(

@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from games.models import Match
-from rooms.models import Presence, Table
+from rooms.models import Presence, Room, Table
 from tests.games.helpers import new_player
 from tests.problems import problem
 
@@ -90,3 +90,18 @@ def test_the_callers_rooms_are_listed():
     assert [r["id"] for r in friend.get("/api/v1/rooms/").json()] == [room["id"]]
     friend.post(f"/api/v1/rooms/{room['id']}/leave")
     assert friend.get("/api/v1/rooms/").json() == []
+
+
+def test_a_retried_room_creation_with_the_same_key_creates_one_room():
+    host = new_player("host")
+    key = {"Idempotency-Key": "room-1"}
+    first = host.post("/api/v1/rooms/", {"variant": "dos"}, headers=key)
+    again = host.post("/api/v1/rooms/", {"variant": "dos"}, headers=key)
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
+    assert Room.objects.filter(host=host.player).count() == 1
+    problem(host.post("/api/v1/rooms/", {"variant": "clasico"}, headers=key), 422, "idempotency_key_reused")
+    refused = host.post("/api/v1/rooms/", {"variant": "nope"}, headers={"Idempotency-Key": "room-2"})
+    assert refused.status_code == 422, "an error is not kept"
+    assert host.post("/api/v1/rooms/", {"variant": "dos"}, headers={"Idempotency-Key": "room-2"}).status_code == 201
+    assert Room.objects.filter(host=host.player).count() == 2
