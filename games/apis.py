@@ -85,11 +85,12 @@ class WaitQuerySerializer(serializers.Serializer):
     )
 
 
-def _wait_if_asked(membership: selectors.Membership, query: WaitQuerySerializer) -> selectors.Membership:
+def _membership(request: Request, match_id: UUID, query: WaitQuerySerializer) -> selectors.Membership:
+    """The caller's membership of the match, after a long poll if the query asks for one."""
     data = query.validated_data
-    if data.get("wait") and "after" in data:
-        return selectors.match_wait(membership=membership, after=data["after"], timeout=data["wait"])
-    return membership
+    return selectors.match_membership_after(
+        match_id=match_id, player=request.user, after=data.get("after"), wait=data.get("wait") or 0
+    )
 
 
 # -- variants -----------------------------------------------------------------------------------
@@ -199,8 +200,7 @@ class MatchDetailApi(APIView):
     def get(self, request: Request, match_id: UUID) -> Response:
         query = WaitQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        membership = selectors.match_membership(match_id=match_id, player=request.user)
-        membership = _wait_if_asked(membership, query)
+        membership = _membership(request, match_id, query)
         return Response(selectors.match_view(membership=membership))
 
 
@@ -305,7 +305,7 @@ class MatchEventsApi(APIView):
     def get(self, request: Request, match_id: UUID) -> Response:
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        membership = _wait_if_asked(selectors.match_membership(match_id=match_id, player=request.user), query)
+        membership = _membership(request, match_id, query)
         data = query.validated_data
         events = selectors.match_events(membership=membership, after=data["after"], limit=data["limit"])
         return Response(events)

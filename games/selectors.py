@@ -142,23 +142,25 @@ def match_summaries(matches: list[Match]) -> list[dict[str, Any]]:
     return out
 
 
-def match_wait(*, membership: Membership, after: int, timeout: float) -> Membership:
-    """The match once its ``seq`` is past ``after``, or as it is after ``timeout`` seconds.
+def match_membership_after(*, match_id: UUID, player: Player, after: int | None, wait: float) -> Membership:
+    """:func:`match_membership`, as a long poll when ``after`` and ``wait`` are given: the match once
+    its ``seq`` is past ``after``, or as it is after ``wait`` seconds.
 
     Answers at once when the match is already past ``after``, or over (nothing more will happen).
-    Otherwise subscribes first and reads second, so that news published in between is not missed,
-    and holds no database connection while it waits (games.live).
+    It subscribes before it reads, so that news published in between is not missed, and holds no
+    database connection while it waits (games.live).
     """
-    match = membership.match
-    if timeout <= 0 or match.seq > after or match.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED):
-        return membership
-    with live.subscribe(live.match_channel(match.id)) as subscription:
-        fresh = Match.objects.fetch(match.id)
-        if fresh is not None and fresh.seq <= after:
-            if not connection.in_atomic_block:
-                connection.close()  # back to the pool, if any; the next query reconnects
-            subscription.wait(min(timeout, MAX_WAIT_SECONDS))
-            fresh = Match.objects.fetch(match.id)
+    if after is None or wait <= 0:
+        return match_membership(match_id=match_id, player=player)
+    with live.subscribe(live.match_channel(match_id)) as subscription:
+        membership = match_membership(match_id=match_id, player=player)
+        match = membership.match
+        if match.seq > after or match.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED):
+            return membership
+        if not connection.in_atomic_block:
+            connection.close()  # back to the pool, if any; the next query reconnects
+        subscription.wait(min(wait, MAX_WAIT_SECONDS))
+        fresh = Match.objects.fetch(match_id)
     return Membership(fresh or match, membership.seat)
 
 

@@ -6,7 +6,8 @@ import threading
 import time
 
 import pytest
-from django.db import connections
+from django.db import connection, connections
+from django.test.utils import CaptureQueriesContext
 
 from .helpers import human_table, new_player
 
@@ -20,12 +21,17 @@ def test_a_long_poll_answers_as_soon_as_another_player_acts():
     seq = table.view(turn)["seq"]
     answers: list[tuple[float, dict]] = []
 
+    reads: list[str] = []
+
     def poll() -> None:
         try:
             start = time.monotonic()
             for path in (table.url(), table.url("/events")):
-                body = waiter.get(path, {"after": seq, "wait": 10}).json()
+                with CaptureQueriesContext(connection) as queries:
+                    body = waiter.get(path, {"after": seq, "wait": 10}).json()
                 answers.append((time.monotonic() - start, body))
+                if not reads:
+                    reads.extend(q["sql"] for q in queries.captured_queries if 'FROM "games_match"' in q["sql"])
         finally:
             connections.close_all()
 
@@ -36,6 +42,7 @@ def test_a_long_poll_answers_as_soon_as_another_player_acts():
     thread.join(15)
     (elapsed, view), (_, events) = answers
     assert 0.4 < elapsed < 5, "answered when the other player acted, not at the timeout"
+    assert len(reads) == 2, "the match is read once before the wait and once after it"
     assert view["seq"] > seq
     assert events and events[0]["seq"] == seq + 1 and events[0]["type"] == "card_played"
 
