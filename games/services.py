@@ -126,7 +126,7 @@ def match_join(
     if idempotency is not None and (first := _idempotent_reply(player, idempotency)):
         return first
     match = _locked(match_id)
-    if not match.invite_code or not secrets.compare_digest(match.invite_code, invite_code):
+    if not match.invite_code or not secrets.compare_digest(match.invite_code.encode(), invite_code.encode()):
         raise Forbidden("That is not the match's invite code.", code=ErrorCode.INVALID_INVITE_CODE)
     if match.status != MatchStatus.WAITING:
         raise Conflict(f"The match is {match.status}; it has no open seat.", code=ErrorCode.MATCH_NOT_WAITING)

@@ -124,6 +124,7 @@ def test_a_match_with_open_seats_waits_and_starts_when_the_last_seat_is_taken():
 
     second = new_player()
     problem(second.post(f"{url}/join", {"invite_code": "wrong"}), 403, "invalid_invite_code")
+    problem(second.post(f"{url}/join", {"invite_code": "é" * 3}), 403, "invalid_invite_code")  # not a 500
     problem(second.post(f"{url}/join", {"invite_code": created["invite_code"], "seat": 1}), 409, "seat_taken")
     problem(second.post(f"{url}/join", {"invite_code": created["invite_code"], "seat": 3}), 422, "invalid_seats")
     started = second.post(f"{url}/join", {"invite_code": created["invite_code"], "seat": 2}).json()
