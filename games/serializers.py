@@ -151,7 +151,7 @@ class OptionsField(serializers.DictField):
 
 
 class MatchCreateInputSerializer(serializers.Serializer):
-    variant = serializers.CharField(max_length=64, help_text="A variant name of GET /api/v1/variants/.")
+    variant = serializers.CharField(min_length=1, max_length=64, help_text="A variant name of GET /api/v1/variants/.")
     options = OptionsField(required=False, help_text="Options of the variant; defaults fill in the rest.")
     seed = serializers.IntegerField(
         required=False, allow_null=True, min_value=0, max_value=2**63 - 1,
@@ -161,7 +161,7 @@ class MatchCreateInputSerializer(serializers.Serializer):
 
 
 class MatchJoinInputSerializer(serializers.Serializer):
-    invite_code = serializers.CharField(max_length=64, help_text="The code shown to the match's players.")
+    invite_code = serializers.CharField(min_length=1, max_length=64, help_text="The code shown to the match's players.")
     seat = serializers.IntegerField(required=False, min_value=0, max_value=7, help_text="Default: the first open seat.")
 
 

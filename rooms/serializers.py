@@ -29,10 +29,11 @@ class TableOptionsSerializer(serializers.Serializer):
 
 
 class RoomInputSerializer(serializers.Serializer):
-    variant = serializers.CharField(required=False, max_length=32)
+    variant = serializers.CharField(required=False, min_length=1, max_length=32)
     options = OptionsField(required=False)
     bot = serializers.CharField(
         required=False,
+        min_length=1,
         max_length=64,
         help_text="The built-in bot (`level-1` to `level-4`) that fills every empty seat; a registered bot takes "
         "one seat of a match (`POST /matches/`), not a room's.",
@@ -41,7 +42,7 @@ class RoomInputSerializer(serializers.Serializer):
 
 
 class RoomJoinInputSerializer(serializers.Serializer):
-    code = serializers.CharField(max_length=16, help_text="The room's invite code.")
+    code = serializers.CharField(min_length=1, max_length=16, help_text="The room's invite code.")
 
 
 class MemberSerializer(serializers.Serializer):

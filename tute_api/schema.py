@@ -45,3 +45,23 @@ def problems(*statuses: int, **descriptions: str) -> dict[Any, OpenApiResponse]:
         )
         for status in statuses
     }
+
+
+def require_one_of_bodies(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular's postprocessing hook: mark a request body ``required`` when its schema is a
+    ``oneOf`` whose every member has required properties (the action: its ``type``). The generator
+    marks a body required only from its component's own ``required`` list, which a ``oneOf`` has not."""
+    schemas = result.get("components", {}).get("schemas", {})
+
+    def component(ref: str) -> dict[str, Any]:
+        found: dict[str, Any] = schemas.get(ref.rsplit("/", 1)[-1], {})
+        return found
+
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            body = operation.get("requestBody") if isinstance(operation, dict) else None
+            for content in (body or {}).get("content", {}).values():
+                members = component(content.get("schema", {}).get("$ref", "")).get("oneOf", [])
+                if members and all(component(m.get("$ref", "")).get("required") for m in members):
+                    body["required"] = True
+    return result

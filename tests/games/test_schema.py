@@ -49,6 +49,16 @@ def test_the_action_body_is_a_one_of_by_type(schema):
     assert request["discriminator"]["propertyName"] == "type"
     assert set(request["discriminator"]["mapping"]) == {"play", "bid", "pass", "choose_trump"}
     assert len(request["oneOf"]) == 4
+    assert schema["paths"]["/api/v1/matches/{match_id}/actions"]["post"]["requestBody"]["required"] is True
+
+
+@pytest.mark.parametrize(
+    "component, field",
+    [("MatchCreateInput", "variant"), ("MatchJoinInput", "invite_code"), ("RoomInput", "variant"),
+     ("RoomInput", "bot"), ("PatchedRoomInput", "bot"), ("RoomJoinInput", "code")],
+)  # fmt: skip
+def test_a_string_the_service_refuses_blank_is_documented_non_blank(schema, component, field):
+    assert schema["components"]["schemas"][component]["properties"][field]["minLength"] == 1
 
 
 def test_the_examples_match_their_schemas(schema):
