@@ -365,17 +365,32 @@ def turn_deliver(*, match_id: UUID | str, seq: int) -> str:
                     expected = now.seq  # only service events came in between: the reply still holds
             else:
                 return "skipped"
-    bot_call_record(
-        bot=bot, match_id=match.id, seq=seq, outcome=outcome, latency_ms=reply.latency_ms, detail=detail
-    )
-    if outcome != BotCallOutcome.OK:
-        turn_fallback(match_id=match.id, seq=seq, reason=outcome, detail=detail)
+    with transaction.atomic():
+        if outcome != BotCallOutcome.OK and not turn_fallback(
+            match_id=match.id, seq=seq, reason=outcome, detail=detail
+        ):
+            return "skipped"  # the match moved on while the bot thought: nothing replaced, nothing counted
+        bot_call_record(
+            bot=bot, match_id=match.id, seq=seq, outcome=outcome, latency_ms=reply.latency_ms, detail=detail
+        )
     return str(outcome)
+
+
+#: What the table is told of a fallback. Never the bot's reply or the call's error: an illegal card
+#: is refused for a duty only once it is found in the bot's hand, so the engine's message names a
+#: card that seat holds, and a failed call names the owner's addresses. The owner reads those in the
+#: bot's stats (``recent_fallbacks``), and the service's log has them.
+PUBLIC_DETAIL = {
+    "timeout": "The bot did not answer in time.",
+    "error": "The bot's answer could not be used.",
+    "illegal": "The bot's answer broke a rule.",
+}
 
 
 @transaction.atomic
 def turn_fallback(*, match_id: UUID, seq: int, reason: str, detail: str = "") -> bool:
-    """Play a level-2 move for the seat to act at ``seq``, logged as a ``bot_fallback`` event.
+    """Play a level-2 move for the seat to act at ``seq``, logged as a ``bot_fallback`` event that
+    says only the ``reason`` (:data:`PUBLIC_DETAIL`); ``detail`` goes to the service's log.
 
     Does nothing (False) if the match has moved on since ``seq`` (service events aside).
     """
@@ -389,7 +404,7 @@ def turn_fallback(*, match_id: UUID, seq: int, reason: str, detail: str = "") ->
     marker: engine.Event = {
         "type": "bot_fallback",
         "seat": seat,
-        "data": {"reason": reason, "detail": detail[:200], "level": FALLBACK_LEVEL},
+        "data": {"reason": reason, "detail": PUBLIC_DETAIL[reason], "level": FALLBACK_LEVEL},
     }
     events = [marker, *engine.push(state, seat, action)]
     services._record(match, state, events)

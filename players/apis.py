@@ -136,6 +136,18 @@ class LatencySerializer(serializers.Serializer):
     samples = serializers.IntegerField(help_text="The latest turns the percentiles are over (at most 1000).")
 
 
+class RecentFallbackSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField()
+    seq = serializers.IntegerField(help_text="The match's seq when the bot was to act.")
+    outcome = serializers.ChoiceField(choices=["timeout", "error", "illegal"])
+    detail = serializers.CharField(
+        allow_blank=True,
+        help_text="What went wrong, for the owner only: the rule the reply broke (it may name a card the bot "
+        "held), the call's error. The players saw only the reason.",
+    )
+    at = serializers.DateTimeField()
+
+
 class BotStatsOutputSerializer(serializers.Serializer):
     bot_id = serializers.UUIDField()
     delivery = serializers.ChoiceField(choices=BotDelivery.choices)
@@ -148,6 +160,7 @@ class BotStatsOutputSerializer(serializers.Serializer):
     illegal = serializers.IntegerField(help_text="Replies that the rules refused.")
     fallbacks = serializers.IntegerField(help_text="Level-2 moves played for the bot: timeouts + errors + illegal.")
     latency_ms = LatencySerializer()
+    recent_fallbacks = RecentFallbackSerializer(many=True, help_text="The latest 20 fallbacks, latest first.")
 
 
 _BOT_EXAMPLE = {
@@ -274,7 +287,11 @@ class BotStatsApi(APIView):
                 "Stats",
                 value={"bot_id": _BOT_EXAMPLE["id"], "delivery": "webhook", "turns": 120, "ok": 117, "timeouts": 2,
                        "errors": 1, "illegal": 0, "fallbacks": 3,
-                       "latency_ms": {"p50": 12, "p95": 40, "p99": 1900, "samples": 120}},
+                       "latency_ms": {"p50": 12, "p95": 40, "p99": 1900, "samples": 120},
+                       "recent_fallbacks": [
+                           {"match_id": "5d0c2f4e-8a1b-4c3d-9e2f-0a1b2c3d4e5f", "seq": 41, "outcome": "illegal",
+                            "detail": "must_beat: B5 does not beat B6: play a higher B", "at": "2026-01-01T12:00:00Z"},
+                       ]},
                 response_only=True,
             )
         ],  # fmt: skip

@@ -12,6 +12,8 @@ from .tokens import token_digest
 
 #: The stats' latency percentiles are over at most this many of the latest calls.
 STATS_WINDOW = 1000
+#: The latest fallbacks the stats show, with what went wrong.
+RECENT_FALLBACKS = 20
 
 
 def player_by_token(token: str) -> Player | None:
@@ -73,4 +75,10 @@ def bot_stats(*, bot: Bot) -> dict[str, Any]:
             "p99": _percentile(latencies, 99),
             "samples": len(latencies),
         },
+        "recent_fallbacks": [
+            {"match_id": str(c.match_id), "seq": c.seq, "outcome": c.outcome, "detail": c.detail, "at": c.created_at}
+            for c in BotCall.objects.filter(bot=bot)
+            .exclude(outcome=BotCallOutcome.OK)
+            .order_by("-created_at", "-id")[:RECENT_FALLBACKS]
+        ],
     }

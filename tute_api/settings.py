@@ -193,6 +193,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "SuitEnum": ["O", "C", "E", "B"],
         "MatchStatusEnum": ["waiting", "active", "finished", "cancelled"],
+        "FallbackOutcomeEnum": ["timeout", "error", "illegal"],
         **{
             "".join(part.title() for part in kind.split("_")) + "TypeEnum": [kind]
             for kind in (

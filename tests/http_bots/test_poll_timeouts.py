@@ -68,7 +68,7 @@ def test_a_poll_bot_that_does_not_act_in_time_gets_a_level_2_move_logged_and_cou
     assert tasks.expire_poll_turn.apply(args=(match_id, waiting.seq)).get() is True
     (fallback,) = fallbacks(match_id)
     assert fallback.seq == waiting.seq + 1 and fallback.seat == 0
-    assert fallback.data == {"reason": "timeout", "detail": "no action within 2000 ms", "level": "level-2"}
+    assert fallback.data == {"reason": "timeout", "detail": "The bot did not answer in time.", "level": "level-2"}
     move = Event.objects.get(match_id=match_id, seq=fallback.seq + 1)
     assert move.seat == 0 and move.type in ("card_played", "bid", "pass", "trump_chosen")
     (call,) = BotCall.objects.filter(bot_id=bot.id)

@@ -12,6 +12,7 @@ import pytest
 
 from games import tasks, turns
 from games.models import Event, Match
+from games.turns import PUBLIC_DETAIL
 from players import webhooks
 from players.models import BotCall
 from tests.games.helpers import new_player
@@ -100,7 +101,7 @@ def test_a_bad_reply_is_replaced_by_a_level_2_move_logged_and_counted(
     assert len(fallbacks) == len(receiver.calls), "each bad reply is replaced, and logged"
     fallback = fallbacks[0]
     assert fallback.seat == 0 and fallback.data["reason"] == reason and fallback.data["level"] == "level-2"
-    assert detail in fallback.data["detail"]
+    assert fallback.data["detail"] == PUBLIC_DETAIL[reason], "the table is told the reason, not the reply"
     following = Event.objects.get(match_id=match["id"], seq=fallback.seq + 1)
     assert following.type in ("card_played", "bid", "pass", "trump_chosen") and following.seat == 0
     assert receiver.calls[0].payload["seq"] == fallback.seq - 1
@@ -108,6 +109,9 @@ def test_a_bad_reply_is_replaced_by_a_level_2_move_logged_and_counted(
     assert sorted(BotCall.objects.filter(bot_id=bot.id).values_list("outcome", flat=True)) == [reason] * len(fallbacks)
     stats = bot.owner.get(f"/api/v1/bots/{bot.id}/stats").json()
     assert stats["turns"] == stats["fallbacks"] == len(fallbacks)
+    latest = stats["recent_fallbacks"][0]
+    assert latest["outcome"] == reason and detail in latest["detail"], "the owner is told what went wrong"
+    assert (latest["match_id"], latest["seq"]) == (match["id"], fallbacks[-1].seq - 1), "latest first"
     assert stats[{"error": "errors", "timeout": "timeouts", "illegal": "illegal"}[reason]] == len(fallbacks)
     if reason == "timeout":
         assert stats["latency_ms"]["p50"] >= 300
@@ -171,6 +175,30 @@ def test_a_reply_that_comes_after_another_action_changes_nothing():
             human.post(f"/api/v1/matches/{match['id']}/actions", view["legal_actions"][0])
     assert called.call_count == Event.objects.filter(match_id=match["id"], type="bot_fallback").count() >= 1
     assert not BotCall.objects.exists(), "a stale reply is not counted against the bot"
+
+
+@pytest.mark.parametrize("outcome", ["timeout", "error"])
+def test_a_failed_call_for_a_turn_taken_meanwhile_plays_and_counts_nothing(outcome):
+    """The bot acts through the API while its call is in flight, then the call fails: no fallback
+    is played for a turn already taken, and the failure is not counted against the bot."""
+    bot = register("webhook", webhook_url="http://127.0.0.1:9/")
+    human = new_player("human")
+
+    def post(url: str, payload: dict[str, Any], **kwargs: Any) -> webhooks.Reply:
+        action = {**payload["legal_actions"][0], "expected_seq": payload["seq"]}
+        assert bot.bot.post(f"/api/v1/matches/{payload['match_id']}/actions", action).status_code == 200
+        return webhooks.Reply(outcome, 2500, detail="no reply")
+
+    with mock.patch.object(webhooks, "post", side_effect=post) as called:
+        match = start(human, [{"bot": bot.id}, {"player": "me"}])
+        for _ in range(10):
+            if called.called:
+                break
+            view = human.get(f"/api/v1/matches/{match['id']}").json()
+            human.post(f"/api/v1/matches/{match['id']}/actions", view["legal_actions"][0])
+    assert called.called
+    assert not Event.objects.filter(match_id=match["id"], type="bot_fallback").exists()
+    assert not BotCall.objects.exists(), "the turn was taken: the failed call is not counted"
 
 
 def start_with_lost_deliveries(human: Any, bot: Any) -> dict[str, Any]:

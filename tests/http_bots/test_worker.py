@@ -32,6 +32,7 @@ def test_a_worker_delivers_webhook_turns_and_falls_back_when_the_address_is_refu
     assert Match.objects.get(pk=match_id).status == "finished"
     assert not receiver.calls, "the worker refused the loopback address: no call went out"
     fallbacks = Event.objects.filter(match_id=match_id, type="bot_fallback")
-    assert fallbacks and all("not a public address" in f.data["detail"] for f in fallbacks)
+    assert fallbacks and all(f.data["detail"] == "The bot's answer could not be used." for f in fallbacks)
+    assert all("not a public address" in c.detail for c in BotCall.objects.filter(outcome="error"))
     assert BotCall.objects.filter(bot_id=bot.id, outcome="error").count() == fallbacks.count()
 
