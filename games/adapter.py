@@ -24,8 +24,16 @@ def state_of(match: Match) -> State:
     return engine.from_json(match.state)
 
 
+#: The events the service writes to the log itself, which the engine neither produces nor counts:
+#: presence, the turn clock, a bot's fallback marker, a creator's cancellation.
+SERVICE_EVENTS = frozenset(
+    {"seat_disconnected", "seat_reconnected", "turn_timed_out", "bot_fallback", "match_cancelled"}
+)
+
+
 def log_of(rows: list[Event]) -> list[engine.Event]:
-    return [row.as_engine_event() for row in rows]
+    """The engine's events of a log, in order: the service's own left out."""
+    return [row.as_engine_event() for row in rows if row.type not in SERVICE_EVENTS]
 
 
 # -- engine → rows ------------------------------------------------------------------------------

@@ -2,9 +2,9 @@
 
 Anyone authenticated may replay a finished or cancelled match (its history is public once it is
 over); an active match is refused (403 ``match_not_over``): hidden information must hold.
-The log also holds the service's own events (``seat_disconnected``, ``seat_reconnected``,
-``turn_timed_out``, ``match_cancelled``), which the engine neither reads nor counts: a log seq is
-mapped to the number of engine events at or before it.
+The log also holds the service's own events (``games.adapter.SERVICE_EVENTS``: presence, the turn
+clock, a bot's fallback marker, a cancellation), which the engine neither reads nor counts: a log
+seq is mapped to the number of engine events at or before it.
 """
 
 from __future__ import annotations
@@ -17,13 +17,10 @@ from games.models import Event, Match, MatchStatus
 
 from .errors import ErrorCode, Forbidden, NotFound, Unprocessable
 
-#: Events that the service writes to the log, not the engine.
-SERVICE_EVENTS = frozenset({"seat_disconnected", "seat_reconnected", "turn_timed_out", "match_cancelled"})
-
 
 def engine_count(types: list[str], seq: int) -> int:
     """How many of the log's first ``seq`` events are the engine's."""
-    return sum(1 for kind in types[:seq] if kind not in SERVICE_EVENTS)
+    return sum(1 for kind in types[:seq] if kind not in adapter.SERVICE_EVENTS)
 
 
 def match_over(match_id: UUID) -> Match:
@@ -46,7 +43,7 @@ def replay_at(*, match_id: UUID, seq: int) -> dict[str, Any]:
         raise Unprocessable(
             f"This match's events are numbered 1 to {len(rows)}.", code=ErrorCode.SEQ_OUT_OF_RANGE, field="seq"
         )
-    engine_events = [row.as_engine_event() for row in rows if row.type not in SERVICE_EVENTS]
+    engine_events = adapter.log_of(rows)
     count = engine_count([row.type for row in rows], seq)
     table = engine.table_after(match.variant, match.options, engine_events, count) if count else None
     return {

@@ -27,30 +27,36 @@ def play_to_the_end(api, match_id: str, seed: int = 1) -> dict:
     return view
 
 
-def test_replay_at_every_seq_equals_the_engine_state_after_that_many_events():
+SERVICE_EVENTS = {
+    "seat_reconnected": {"type": "seat_reconnected", "seat": 0, "data": {"away_seconds": 1.0}},
+    "bot_fallback": {"type": "bot_fallback", "seat": 1, "data": {"reason": "timeout", "level": "level-2"}},
+}
+
+
+@pytest.mark.parametrize("kind", SERVICE_EVENTS)
+def test_replay_at_every_seq_equals_the_engine_state_after_that_many_events(kind):
     me = new_player()
     seats = [{"player": "me"}, {"bot": "level-1"}]
     created = me.post("/api/v1/matches/", {"variant": "dos", "options": {"games_to_win": 1, "hand_size": 6},
                                            "seed": 5, "seats": seats}).json()  # fmt: skip
     match_id = created["id"]
     url = f"/api/v1/matches/{match_id}"
-    # A service event in the middle of the log (the table clock's marker), which the engine does not count.
-    presence_event = {"type": "seat_reconnected", "seat": 0, "data": {"away_seconds": 1.0}}
+    # A service event in the middle of the log (presence, a bot's fallback), which the engine does not count.
     match = Match.objects.get(pk=match_id)
     with TestCase.captureOnCommitCallbacks(execute=True):
-        services.event_append(match, presence_event, match.updated_at)
+        services.event_append(match, SERVICE_EVENTS[kind], match.updated_at)
     assert me.get(f"{url}/replay", {"seq": 1}).json()["code"] == "match_not_over"
     final = play_to_the_end(me, match_id)
     assert final["status"] == "finished"
     rows = list(Event.objects.filter(match_id=match_id).order_by("seq"))
-    log = [r.as_engine_event() for r in rows if r.type != "seat_reconnected"]
+    log = [r.as_engine_event() for r in rows if r.type != kind]
     stranger = new_player("stranger")
     engine_seen = 0
     for row in rows:
         answer = stranger.get(f"{url}/replay", {"seq": row.seq})
         assert answer.status_code == 200, answer.content
         body = answer.json()
-        if row.type != "seat_reconnected":
+        if row.type != kind:
             engine_seen += 1
         assert body["engine_events"] == engine_seen and body["event"]["seq"] == row.seq
         assert body["table"] == engine.table_after("dos", match.options, log, engine_seen)
