@@ -62,11 +62,25 @@ class Reply:
     detail: str = ""
 
 
+#: IPv6 prefixes that carry an IPv4 address in their last 32 bits, on the way to it (RFC 6052 NAT64).
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
 def _address_allowed(address: str) -> bool:
+    """A public address, and so is every IPv4 address it carries to (IPv4-mapped, 6to4, Teredo,
+    NAT64): a NAT64 or 6to4 address of 169.254.169.254 reaches that address."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return ip.is_global and not ip.is_multicast
+    reached: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = [ip]
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            reached = [ip.ipv4_mapped]
+        if ip.sixtofour is not None:
+            reached.append(ip.sixtofour)
+        if ip.teredo is not None:
+            reached.extend(ip.teredo)
+        if ip in _NAT64:
+            reached.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return all(a.is_global and not a.is_multicast for a in reached)
 
 
 def webhook_target(url: str, *, allow_private: bool) -> Target:
@@ -78,6 +92,11 @@ def webhook_target(url: str, *, allow_private: bool) -> Target:
         raise InvalidWebhookUrl("The webhook URL cannot be parsed.") from None
     if parts.scheme not in ("http", "https"):
         raise InvalidWebhookUrl("A webhook URL is http:// or https://.")
+    if not url.isascii():  # an HTTP request line and Host header carry ASCII only
+        raise InvalidWebhookUrl(
+            "A webhook URL is ASCII: percent-encode its path and query, and write an international host name "
+            "as punycode (xn--…)."
+        )
     if not parts.hostname or parts.username is not None or parts.password is not None:
         raise InvalidWebhookUrl("A webhook URL names a host and carries no credentials.")
     port = port or (443 if parts.scheme == "https" else 80)
@@ -159,7 +178,7 @@ def post(url: str, payload: dict[str, Any], *, secret: str, timeout_ms: int, all
         raw = response.read(MAX_REPLY_BYTES + 1)
     except TimeoutError:
         return Reply("timeout", elapsed(), detail=f"no reply within {timeout_ms} ms")
-    except (OSError, http.client.HTTPException) as exc:
+    except (OSError, http.client.HTTPException, ValueError) as exc:  # ValueError: a URL it cannot encode
         if elapsed() > timeout_ms:
             return Reply("timeout", elapsed(), detail=f"no complete reply within {timeout_ms} ms")
         return Reply("error", elapsed(), detail=f"the call failed: {type(exc).__name__}: {exc}"[:200])

@@ -67,6 +67,8 @@ def test_only_the_owner_sees_the_stats_or_rotates():
         ({"delivery": "webhook", "webhook_url": "http://127.0.0.1:99999/"}, 422, "invalid_webhook_url"),
         ({"delivery": "webhook", "webhook_url": "http://[::1/"}, 422, "invalid_webhook_url"),
         ({"delivery": "webhook", "webhook_url": "not a url"}, 422, "invalid_webhook_url"),
+        ({"delivery": "webhook", "webhook_url": "http://127.0.0.1/tüte"}, 422, "invalid_webhook_url"),
+        ({"delivery": "webhook", "webhook_url": "http://пример.рф/"}, 422, "invalid_webhook_url"),
         ({"delivery": "poll", "webhook_url": "https://bots.example.com/"}, 422, "invalid_webhook_url"),
         ({"delivery": "webhook", "webhook_url": "http://127.0.0.1/", "timeout_ms": 50}, 400, "invalid"),
         ({"delivery": "carrier-pigeon"}, 400, "invalid"),
@@ -86,7 +88,7 @@ def test_a_taken_name_is_refused():
 
 @pytest.mark.parametrize(
     "url", ["http://127.0.0.1:8080/", "http://localhost/", "https://10.1.2.3/", "http://[::1]/", "http://169.254.169.254/",
-            "http://[::ffff:127.0.0.1]/", "http://0.0.0.0/"],
+            "http://[::ffff:127.0.0.1]/", "http://0.0.0.0/", "http://[64:ff9b::a9fe:a9fe]/", "http://[2002:7f00:1::1]/"],
 )  # fmt: skip
 def test_private_and_loopback_webhooks_are_refused_unless_allowed(settings, url):
     settings.BOT_WEBHOOK_ALLOW_PRIVATE = False

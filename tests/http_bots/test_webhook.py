@@ -14,7 +14,7 @@ from games import tasks, turns
 from games.models import Event, Match
 from games.turns import PUBLIC_DETAIL
 from players import webhooks
-from players.models import BotCall
+from players.models import Bot, BotCall
 from tests.games.helpers import new_player
 from tests.games.openapi import validate
 
@@ -139,6 +139,18 @@ def test_an_unreachable_webhook_is_an_error_and_the_match_goes_on():
     assert fallbacks and all(f.data["reason"] == "error" for f in fallbacks)
     assert Match.objects.get(pk=match["id"]).status == "finished"
     assert bot.owner.get(f"/api/v1/bots/{bot.id}/stats").json()["errors"] == len(fallbacks)
+
+
+def test_a_webhook_url_that_cannot_be_sent_is_an_error_and_the_match_goes_on():
+    """A URL from before registration refused non-ASCII ones (stored as it was): the call fails as an
+    error, with a fallback, instead of raising and leaving the turn to be retried for ever."""
+    bot = register("webhook", webhook_url="http://127.0.0.1:9/", timeout_ms=500)
+    Bot.objects.filter(pk=bot.id).update(webhook_url="http://127.0.0.1:9/tüte")
+    reply = webhooks.post("http://127.0.0.1:9/tüte", {}, secret="s", timeout_ms=500, allow_private=True)
+    assert reply.outcome == "error"
+    match = start(bot.owner, [{"bot": bot.id}, {"bot": "level-1"}])
+    assert Match.objects.get(pk=match["id"]).status == "finished"
+    assert Event.objects.filter(match_id=match["id"], type="bot_fallback").exists()
 
 
 def test_a_delivery_for_a_seq_that_has_moved_on_does_nothing(receiver: Receiver):
