@@ -30,7 +30,7 @@ from uuid import UUID
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count
+from django.db.models import Count, QuerySet
 from django.utils import timezone
 
 from games import adapter, engine, services
@@ -164,7 +164,10 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
         if row.disconnected_at <= now - timedelta(seconds=timing.reconnect_grace):
             done["cancelled"] += grace_expire(match_id=row.match_id, seat=row.seat, seq=row.disconnected_seq, now=now)
     clocks = Table.objects.filter(
-        turn_seconds__isnull=False, match__status=MatchStatus.ACTIVE, match__turn__isnull=False
+        turn_seconds__isnull=False,
+        match__status=MatchStatus.ACTIVE,
+        match__turn__isnull=False,
+        match__in=_with_humans(),  # one human against bots: the match waits for its player (M3)
     ).values_list("match_id", "match__seq", "match__updated_at", "turn_seconds")
     for match_id, seq, updated_at, seconds in clocks:
         if updated_at <= now - timedelta(seconds=seconds):
@@ -172,12 +175,20 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
     return done
 
 
+def _human_seats() -> QuerySet[Seat]:
+    # A registered bot (docs/http-bots.md) is a player but no human.
+    return Seat.objects.filter(player__isnull=False, player__bot__isnull=True)
+
+
+def _with_humans() -> QuerySet[Any]:
+    """The ids of the matches with more than one human seated: those M2 applies to."""
+    return _human_seats().values("match").annotate(n=Count("id")).filter(n__gte=2).values("match")
+
+
 def presences_create(*, now: datetime) -> int:
     """Start tracking the human seats of active matches with more than one human (M2, not M3)."""
-    # A registered bot (docs/http-bots.md) is a player but no human: it is never tracked.
-    seated = Seat.objects.filter(player__isnull=False, player__bot__isnull=True)
-    humans = seated.values("match").annotate(n=Count("id")).filter(n__gte=2)
-    matches = Match.objects.filter(status=MatchStatus.ACTIVE, pk__in=humans.values("match"))
+    seated = _human_seats()
+    matches = Match.objects.filter(status=MatchStatus.ACTIVE, pk__in=_with_humans())
     matches = matches.exclude(pk__in=Presence.objects.values("match")).values_list("pk", flat=True)
     rows = [
         Presence(match_id=s.match_id, seat=s.number, player_id=s.player_id, last_seen=now)

@@ -132,6 +132,16 @@ def test_the_turn_clock_plays_a_level_2_move_and_marks_it():
     assert rows[1].data["card"] == rows[0].data["action"]["card"]
 
 
+def test_a_turn_clock_never_runs_out_on_a_match_of_one_human_against_bots():
+    """M3: such a match waits for its player, whatever the room's turn_seconds."""
+    host = new_player("host")
+    room = host.post("/api/v1/rooms/", {"variant": "dos", "table_options": {"turn_seconds": 5}}).json()
+    match_id = host.post(f"/api/v1/rooms/{room['id']}/start").json()["match"]["id"]
+    seq = Match.objects.get(pk=match_id).seq
+    assert sweep(timezone.now() + timedelta(days=1))["clock_moves"] == 0
+    assert Match.objects.get(pk=match_id).seq == seq and "turn_timed_out" not in types(match_id)
+
+
 def test_touching_a_fresh_seat_is_one_update(django_assert_num_queries):
     room, (host, friend) = friends_match()
     match_id = room["match"]["id"]
