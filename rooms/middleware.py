@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from datetime import datetime, timedelta
 
 from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
 
 from players.models import Player
 
@@ -18,7 +20,8 @@ MATCH_PATH = re.compile(r"^/api/v1/matches/(?P<match_id>[0-9a-f-]{36})(?:/|$)")
 class PresenceMiddleware:
     """After a call under ``/api/v1/matches/{id}`` by an authenticated player, touch their seat.
 
-    A long poll (``?wait=``) is also counted when it starts, so that waiting counts as being there.
+    A long poll (``?wait=``) is also counted when it starts, as there until its wait is over: a
+    poll may wait longer than the presence timeout, and waiting counts as being there.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -33,8 +36,8 @@ class PresenceMiddleware:
 
         if not presence.is_tracked(match_id):  # one human against bots (M3), or not started or over
             return self.get_response(request)
-        if request.GET.get("wait", "0") not in ("", "0"):
-            self._touch(match_id, _bearer_player(request))
+        if wait := _wait_seconds(request):
+            self._touch(match_id, _bearer_player(request), until=timezone.now() + timedelta(seconds=wait))
         response = self.get_response(request)
         user = getattr(request, "user", None)  # DRF sets it on the request once it has authenticated
         if isinstance(user, Player) and response.status_code < 500:
@@ -42,15 +45,23 @@ class PresenceMiddleware:
         return response
 
     @staticmethod
-    def _touch(match_id: str, player: Player | None) -> None:
+    def _touch(match_id: str, player: Player | None, until: datetime | None = None) -> None:
         if player is None:
             return
         from . import presence
 
         try:
-            presence.touch(match_id=match_id, player_id=player.pk)
+            presence.touch(match_id=match_id, player_id=player.pk, until=until)
         except Exception:  # presence must never break a call that succeeded
             logger.exception("Could not record the presence of %s at match %s", player.pk, match_id)
+
+
+def _wait_seconds(request: HttpRequest) -> int:
+    """The long poll's ``wait`` in whole seconds, as the API reads it (0 if none, or not one it takes)."""
+    from games.selectors import MAX_WAIT_SECONDS
+
+    wait = request.GET.get("wait", "")
+    return int(wait) if wait.isdigit() and int(wait) <= MAX_WAIT_SECONDS else 0
 
 
 def _bearer_player(request: HttpRequest) -> Player | None:

@@ -94,12 +94,17 @@ def is_tracked(match_id: UUID | str) -> bool:
     return tracked
 
 
-def touch(*, match_id: UUID | str, player_id: object, now: datetime | None = None) -> bool:
+def touch(
+    *, match_id: UUID | str, player_id: object, now: datetime | None = None, until: datetime | None = None
+) -> bool:
     """The player called the API on the match: refresh their seat; reconnect it if it was
-    disconnected. One UPDATE, which changes nothing when the seat was seen within a second."""
+    disconnected. One UPDATE, which changes nothing when the seat was seen within a second.
+
+    ``until``: the player is there until then (a long poll that may wait that long), so the seat is
+    seen then; the next call sets it back to its own time."""
     now = now or timezone.now()
     if (
-        _touch_update(match_id, player_id, now)
+        _touch_update(match_id, player_id, until or now)
         and Presence.objects.filter(match_id=match_id, player_id=player_id, disconnected_at__isnull=False).exists()
     ):
         return seat_reconnect(match_id=match_id, player_id=player_id, now=now)
@@ -107,7 +112,8 @@ def touch(*, match_id: UUID | str, player_id: object, now: datetime | None = Non
 
 
 def _touch_update(match_id: UUID | str, player_id: object, now: datetime) -> int:
-    """``last_seen = now`` where it is older than :data:`TOUCH_EVERY` or the seat is disconnected.
+    """``last_seen = now`` where it is older than :data:`TOUCH_EVERY`, later than ``now`` (a long poll
+    that ended before its wait), or the seat is disconnected.
 
     Raw SQL: it runs after every call on a match, and building it with the ORM costs more CPU
     than running it."""
@@ -116,13 +122,14 @@ def _touch_update(match_id: UUID | str, player_id: object, now: datetime) -> int
     gone = meta.get_field("disconnected_at")
     sql = (
         f'UPDATE "{meta.db_table}" SET "{seen.column}" = %s WHERE "{match.column}" = %s AND "{player.column}" = %s'
-        f' AND ("{seen.column}" < %s OR "{gone.column}" IS NOT NULL)'
+        f' AND ("{seen.column}" < %s OR "{seen.column}" > %s OR "{gone.column}" IS NOT NULL)'
     )
     params = [
         seen.get_db_prep_value(now, connection),
         match.target_field.get_db_prep_value(match_id, connection),  # type: ignore[union-attr]
         player.target_field.get_db_prep_value(player_id, connection),  # type: ignore[union-attr]
         seen.get_db_prep_value(now - TOUCH_EVERY, connection),
+        seen.get_db_prep_value(now, connection),
     ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, connections
 from django.test import TestCase
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -158,6 +160,30 @@ def test_a_long_poll_counts_as_presence():
     seq = Match.objects.get(pk=match_id).seq
     friend.get(f"/api/v1/matches/{match_id}", {"after": seq - 1, "wait": 5})
     assert Presence.objects.get(match_id=match_id, seat=1).last_seen > old
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_player_in_a_long_poll_longer_than_the_presence_timeout_stays_connected():
+    room, (host, friend) = friends_match(presence_timeout=2)
+    match_id = room["match"]["id"]
+    seq = Match.objects.get(pk=match_id).seq
+    done: list[int] = []
+
+    def poll() -> None:
+        try:
+            done.append(friend.get(f"/api/v1/matches/{match_id}", {"after": seq, "wait": 3}).status_code)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=poll)
+    thread.start()
+    time.sleep(0.5)
+    presence.sweep(now=timezone.now() + timedelta(seconds=2.2))  # the friend called 2.7 s ago, and still waits
+    thread.join(10)
+    assert done == [200]
+    assert not Event.objects.filter(match_id=match_id, type="seat_disconnected", seat=1).exists()
+    # Once the poll has ended, its player counts as seen then, not until the end of the wait it asked.
+    assert Presence.objects.get(match_id=match_id, seat=1).last_seen <= timezone.now()
 
 
 def test_calls_on_a_match_of_one_human_against_bots_cost_no_presence_query():
