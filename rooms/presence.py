@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -71,6 +72,7 @@ def timings_of(match_id: UUID | str) -> Timings:
 #: What :func:`is_tracked` learned for good, per match id; process-local and bounded.
 _TRACKED: dict[str, bool] = {}
 _TRACKED_MAX = 10_000
+_TRACKED_LOCK = threading.Lock()
 
 
 def is_tracked(match_id: UUID | str) -> bool:
@@ -88,9 +90,10 @@ def is_tracked(match_id: UUID | str) -> bool:
         return False  # its seats may still fill: ask again next time
     status, seating = row
     tracked = status == MatchStatus.ACTIVE and sum(1 for s in seating if s["player"]) > 1
-    if len(_TRACKED) >= _TRACKED_MAX:
-        _TRACKED.pop(next(iter(_TRACKED)))
-    _TRACKED[key] = tracked
+    with _TRACKED_LOCK:  # a server's threads share the cache: one of them evicts at a time
+        while len(_TRACKED) >= _TRACKED_MAX:
+            _TRACKED.pop(next(iter(_TRACKED)))
+        _TRACKED[key] = tracked
     return tracked
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from datetime import timedelta
+from unittest import mock
 
 import pytest
 from django.db import connection, connections
@@ -209,3 +211,34 @@ def test_is_tracked_only_for_a_started_match_with_more_than_one_human():
     assert presence.is_tracked(waiting["id"]) is True, "a waiting match is asked again once it started"
     room, _ = friends_match()
     assert presence.is_tracked(room["match"]["id"]) is True
+
+
+def test_the_tracked_cache_evicts_safely_from_many_threads(monkeypatch):
+    """A full cache evicts on every new match; a server's threads did it at once (KeyError, RuntimeError)."""
+    row = ("active", [{"player": {"id": "a"}}, {"player": {"id": "b"}}])
+    stub = mock.Mock()
+    stub.objects.filter.return_value.values_list.return_value.first.return_value = row
+    monkeypatch.setattr(presence, "Match", stub)
+    monkeypatch.setattr(presence, "_TRACKED", {})
+    monkeypatch.setattr(presence, "_TRACKED_MAX", 50)
+    errors: list[BaseException] = []
+
+    def ask(n: int) -> None:
+        try:
+            for i in range(2000):
+                presence.is_tracked(f"{n}-{i}")
+        except Exception as exc:  # noqa: BLE001 - the failure under test
+            errors.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=ask, args=(n,)) for n in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not errors, errors[:3]
+    assert len(presence._TRACKED) <= 50
