@@ -6,9 +6,11 @@ from typing import Any
 
 import pytest
 from django.core.signals import request_finished
+from django.db import connection
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.test import RequestFactory
 
+from players.models import Player
 from tute_api.after_response import AfterResponseMiddleware, later
 
 
@@ -95,3 +97,16 @@ def test_an_action_answers_before_the_bots_are_queued(client: Any, monkeypatch: 
     assert not view["legal_actions"], "the bot never got the turn"
     assert seen_at_answer[-1] == 0  # nothing queued when the answer left the middleware
     assert [(str(m), seq) for m, seq in queued] == [(view["id"], view["seq"])]  # queued once it was closed
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_step_that_queries_gives_its_connection_back_as_the_request_ends() -> None:
+    """Django closes the request's connections on request_finished; the steps run before that, so a
+    step that opens one does not keep it (with a pool, out of the pool) until the thread's next request."""
+    ran: list[str] = []
+    _through_middleware(HttpResponse("ok"), ran)
+    later(lambda: ran.append(str(Player.objects.exists())))
+    connection.close()
+    request_finished.send(sender=None)
+    assert ran[-1] == "False", "the step ran, and queried"
+    assert connection.connection is None

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.signals import request_finished
-from django.db import transaction
+from django.db import close_old_connections, transaction
 from django.http import HttpRequest, HttpResponseBase
 
 logger = logging.getLogger(__name__)
@@ -70,4 +70,8 @@ def _run_pending(**kwargs: Any) -> None:
             logger.exception("A step after the response failed")
 
 
+# Before Django's own receiver, which closes the request's database connections (or gives them back
+# to the pool): a step that queries then does not keep its connection until the thread's next request.
+request_finished.disconnect(close_old_connections)
 request_finished.connect(_run_pending, dispatch_uid="after_response")
+request_finished.connect(close_old_connections)
