@@ -168,6 +168,19 @@ def test_a_delivery_for_a_seq_that_has_moved_on_does_nothing(receiver: Receiver)
     assert Match.objects.get(pk=now.id).seq == now.seq
 
 
+def play_with_calls_made_by(post: Any, human: Any, bot: Any) -> tuple[dict[str, Any], mock.Mock]:
+    """A match of the bot against the human, played by the human until the bot has been called once,
+    with ``post`` standing in for the webhook call."""
+    with mock.patch.object(webhooks, "post", side_effect=post) as called:
+        match = start(human, [{"bot": bot.id}, {"player": "me"}])
+        for _ in range(10):
+            if called.called:
+                break
+            view = human.get(f"/api/v1/matches/{match['id']}").json()
+            human.post(f"/api/v1/matches/{match['id']}/actions", view["legal_actions"][0])
+    return match, called
+
+
 def test_a_reply_that_comes_after_another_action_changes_nothing():
     """The match moves on while the bot thinks (here a fallback is played meanwhile): its reply is
     stale, changes nothing and is not counted against the bot."""
@@ -178,13 +191,7 @@ def test_a_reply_that_comes_after_another_action_changes_nothing():
         turns.turn_fallback(match_id=payload["match_id"], seq=payload["seq"], reason="timeout")
         return webhooks.Reply("ok", 5, body=payload["legal_actions"][0])
 
-    with mock.patch.object(webhooks, "post", side_effect=post) as called:
-        match = start(human, [{"bot": bot.id}, {"player": "me"}])
-        for _ in range(10):
-            if called.called:
-                break
-            view = human.get(f"/api/v1/matches/{match['id']}").json()
-            human.post(f"/api/v1/matches/{match['id']}/actions", view["legal_actions"][0])
+    match, called = play_with_calls_made_by(post, human, bot)
     assert called.call_count == Event.objects.filter(match_id=match["id"], type="bot_fallback").count() >= 1
     assert not BotCall.objects.exists(), "a stale reply is not counted against the bot"
 
@@ -201,13 +208,7 @@ def test_a_failed_call_for_a_turn_taken_meanwhile_plays_and_counts_nothing(outco
         assert bot.bot.post(f"/api/v1/matches/{payload['match_id']}/actions", action).status_code == 200
         return webhooks.Reply(outcome, 2500, detail="no reply")
 
-    with mock.patch.object(webhooks, "post", side_effect=post) as called:
-        match = start(human, [{"bot": bot.id}, {"player": "me"}])
-        for _ in range(10):
-            if called.called:
-                break
-            view = human.get(f"/api/v1/matches/{match['id']}").json()
-            human.post(f"/api/v1/matches/{match['id']}/actions", view["legal_actions"][0])
+    match, called = play_with_calls_made_by(post, human, bot)
     assert called.called
     assert not Event.objects.filter(match_id=match["id"], type="bot_fallback").exists()
     assert not BotCall.objects.exists(), "the turn was taken: the failed call is not counted"
