@@ -351,7 +351,11 @@ def turn_deliver(*, match_id: UUID | str, seq: int) -> str:
             for _ in range(3):
                 try:
                     services.match_act(
-                        player=bot.player, match_id=match.id, action=action.action(), expected_seq=expected
+                        player=bot.player,
+                        match_id=match.id,
+                        action=action.action(),
+                        expected_seq=expected,
+                        webhook_reply=True,
                     )
                     break
                 except ApiError as exc:

@@ -18,7 +18,7 @@ from players.models import Bot, BotCall
 from tests.games.helpers import new_player
 from tests.games.openapi import validate
 
-from .helpers import Receiver, register, signature_ok
+from .helpers import Receiver, patch, register, signature_ok
 
 pytestmark = pytest.mark.django_db
 
@@ -212,6 +212,20 @@ def test_a_failed_call_for_a_turn_taken_meanwhile_plays_and_counts_nothing(outco
     assert called.called
     assert not Event.objects.filter(match_id=match["id"], type="bot_fallback").exists()
     assert not BotCall.objects.exists(), "the turn was taken: the failed call is not counted"
+
+
+def test_a_reply_from_a_bot_that_turned_to_polling_during_the_call_counts_once():
+    bot = register("webhook", webhook_url="http://127.0.0.1:9/")
+    human = new_player("human")
+
+    def post(url: str, payload: dict[str, Any], **kwargs: Any) -> webhooks.Reply:
+        assert patch(bot.owner, f"/api/v1/bots/{bot.id}", {"delivery": "poll"}).status_code == 200
+        return webhooks.Reply("ok", 5, body=payload["legal_actions"][0])
+
+    match, called = play_with_calls_made_by(post, human, bot)
+    assert called.call_count == 1
+    assert Event.objects.filter(match_id=match["id"], seat=0, type="card_played").exists(), "the reply was played"
+    assert list(BotCall.objects.values_list("outcome", flat=True)) == ["ok"], "one turn, counted once"
 
 
 def start_with_lost_deliveries(human: Any, bot: Any) -> dict[str, Any]:
