@@ -218,6 +218,11 @@ def poll_turn_expire(*, match_id: UUID | str, seq: int, now: datetime | None = N
         return False
     player = match.seating[match.turn]["player"]
     bot = _bot_of(player["id"]) if player else None
+    if bot is not None and bot.delivery == BotDelivery.WEBHOOK:
+        # It turned to webhook during this turn: its new delivery takes the turn now that its time is over.
+        match_id, at = match.pk, match.seq
+        on_commit_later(lambda: _queue_delivery(match_id, at))
+        return False
     if bot is None or bot.delivery != BotDelivery.POLL:
         return False
     waited_ms = int((now - match.updated_at).total_seconds() * 1000)

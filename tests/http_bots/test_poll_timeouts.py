@@ -13,6 +13,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 from django.db.models import F
+from django.test import TestCase
 from django.test.utils import CaptureQueriesContext
 
 from games import tasks, turns
@@ -22,7 +23,7 @@ from tests.games.helpers import human_table, new_player
 from tests.games.openapi import validate
 from tute_api.beat import Beat
 
-from .helpers import register
+from .helpers import Receiver, patch, register
 
 pytestmark = pytest.mark.django_db
 
@@ -212,3 +213,18 @@ def test_with_no_broker_the_in_process_beat_plays_the_fallback_of_a_poll_bot_tha
     clock[0] += 30
     assert "games.tasks.sweep_webhook_turns" in schedule.run_due()
     assert [(f.seq, f.data["reason"]) for f in fallbacks(match_id)] == [(waiting.seq + 1, "timeout")]
+
+
+def test_a_poll_bot_that_turned_to_webhook_during_its_turn_is_called_when_its_time_is_over(receiver: Receiver):
+    """The change applies from its next turn; the turn it was in gets the new delivery at its deadline,
+    not a level-2 move and not a wait for the sweep."""
+    bot = register("poll", timeout_ms=2000)
+    human, match_id = vs_human(bot.id)
+    waiting = until_the_bots_turn(human, match_id)
+    changed = patch(bot.owner, f"/api/v1/bots/{bot.id}", {"delivery": "webhook", "webhook_url": receiver.url})
+    assert changed.status_code == 200, changed.content
+    backdate(match_id, 2.1)
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        assert turns.poll_turn_expire(match_id=waiting.id, seq=waiting.seq) is False, "no fallback"
+    assert receiver.calls and receiver.calls[0].payload["seq"] == waiting.seq, "the webhook was called for the turn"
+    assert not fallbacks(match_id) and Match.objects.get(pk=match_id).seq > waiting.seq, "its reply was played"
