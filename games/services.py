@@ -340,10 +340,14 @@ def _record(match: Match, state: engine.State, events: list[engine.Event]) -> No
     """Append the events to the log, write the hands, save the snapshot; wake and queue on commit."""
     now = timezone.now()
     rows = adapter.event_rows(match, events, now)
+    started = {hand.number: hand for hand in adapter.hands_started(match, rows)}
     for number, result, seq in adapter.hands_finished(rows):
-        Hand.objects.filter(match=match, number=number).update(result=result, finished_seq=seq)
-    if started := adapter.hands_started(match, rows):
-        Hand.objects.bulk_create(started)
+        if number in started:  # dealt and ended in this batch (bots playing a whole hand, a tute on the deal)
+            started[number].result, started[number].finished_seq = result, seq
+        else:
+            Hand.objects.filter(match=match, number=number).update(result=result, finished_seq=seq)
+    if started:
+        Hand.objects.bulk_create(started.values())
     adapter.update_from_state(match, state, now)
     fields = ["status", "seq", "turn", "state", "updated_at", "started_at", "finished_at"]
     Match.objects.save_with_events(match, rows, fields)

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import uuid
 from datetime import timedelta
 
 import pytest
+from django.apps import apps as django_apps
 from django.test import override_settings
 from django.utils import timezone
 
 from games import tasks
-from games.models import Event, IdempotencyRecord, Match, MatchStatus, Seat
+from games.models import Event, Hand, IdempotencyRecord, Match, MatchStatus, Seat
 from tests.problems import problem
 
 from .helpers import Api, new_player
@@ -351,3 +353,29 @@ def test_a_seat_count_the_variant_allows_with_another_option_says_which():
     assert created.status_code == 201
     four = problem(me.post("/api/v1/matches/", {"variant": "clasico", "seats": seats}), 422, "invalid_seats")
     assert "options.players" not in four["detail"], "clásico has no other seat count"
+
+
+def test_every_hand_of_the_record_has_its_result_also_when_one_batch_dealt_and_ended_it():
+    """Bots alone play the whole match in one task: each hand starts and ends in the same batch of events."""
+    watcher = new_player()
+    created = watcher.post("/api/v1/matches/", {"variant": "clasico", "options": {"games_to_win": 2}, "seed": 1,
+                                                "seats": [{"bot": "level-2"}] * 4}).json()  # fmt: skip
+    record = watcher.get(f"/api/v1/matches/{created['id']}/record").json()
+    assert record["status"] == "finished" and len(record["hands"]) >= 2
+    finished = {e["data"]["hand"]: e["data"] for e in record["events"] if e["type"] == "hand_finished"}
+    assert [h["number"] for h in record["hands"]] == sorted(finished)
+    for hand in record["hands"]:
+        assert hand["result"] == finished[hand["number"]], hand["number"]
+    assert Hand.objects.filter(match_id=created["id"], finished_seq__isnull=True).count() == 0
+
+
+def test_a_migration_gives_the_hands_stored_without_their_result_the_result_in_the_log():
+    watcher = new_player()
+    created = watcher.post("/api/v1/matches/", {"variant": "dos", "options": {"games_to_win": 2}, "seed": 2,
+                                                "seats": [{"bot": "level-1"}] * 2}).json()  # fmt: skip
+    before = {h.number: (h.result, h.finished_seq) for h in Hand.objects.filter(match_id=created["id"])}
+    Hand.objects.filter(match_id=created["id"]).update(result=None, finished_seq=None)
+    migration = importlib.import_module("games.migrations.0003_hand_results_from_the_log")
+    migration.fill_in_results(django_apps, None)
+    assert {h.number: (h.result, h.finished_seq) for h in Hand.objects.filter(match_id=created["id"])} == before
+    assert all(result is not None for result, _ in before.values())
