@@ -296,6 +296,10 @@ def _seat_specs(seats: list[Any], players: int, variant: str) -> list[str]:
             code=ErrorCode.INVALID_SEATS,
             field="seats",
         )
+    # The registered bots' rows are locked (turns.registered_bot) in one order, by id, whatever their
+    # seats: two creates seating the same bots in other orders would otherwise wait for each other.
+    named = {s["bot"] for s in seats if isinstance(s, dict) and isinstance(s.get("bot"), str)} - set(LEVELS)
+    registered = {bot_id: turns.registered_bot(bot_id) for bot_id in sorted(named)}
     specs = []
     for n, spec in enumerate(seats):
         field = f"seats[{n}]"
@@ -306,7 +310,7 @@ def _seat_specs(seats: list[Any], players: int, variant: str) -> list[str]:
         elif isinstance(spec, dict) and set(spec) == {"bot"} and isinstance(spec["bot"], str):
             if spec["bot"] in LEVELS:
                 specs.append(f"bot:{spec['bot']}")
-            elif (bot_player := turns.registered_bot(spec["bot"])) is not None:
+            elif (bot_player := registered[spec["bot"]]) is not None:
                 if f"player:{bot_player.pk}" in specs:
                     raise Unprocessable("A bot takes one seat only.", code=ErrorCode.INVALID_SEATS, field=field)
                 specs.append(f"player:{bot_player.pk}")

@@ -3,12 +3,17 @@ registration) and ``DELETE`` (retire) ``/api/v1/bots/{id}``; anyone else gets 40
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 import pytest
+from django.db import connection, connections
 
+from games import turns
 from games.models import Match, Seat
 from players.models import Bot, Token
+from tests import services
 from tests.games.helpers import Api, new_player
 from tests.games.openapi import validate
 from tests.problems import problem
@@ -169,3 +174,34 @@ def test_retiring_one_bot_leaves_the_owners_others_alone():
     assert [b["id"] for b in first.owner.get("/api/v1/bots/").json()] == [second.id]
     assert second.bot.get("/api/v1/players/me").status_code == 200
     assert first.owner.get("/api/v1/players/me").status_code == 200, "the owner's own token is untouched"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_creates_seating_the_same_bots_in_other_orders_do_not_deadlock(monkeypatch):
+    if connection.vendor != "postgresql":
+        services.missing("row locks need PostgreSQL (DATABASE_URL); .ci/run sets it")
+    owner = new_player("owner")
+    one, two = register("poll", owner=owner), register("poll", owner=owner)
+    locked = turns.registered_bot
+
+    def slowly(bot_id: str) -> Any:
+        found = locked(bot_id)
+        time.sleep(0.3)  # holding the row's lock, as a busy server might
+        return found
+
+    monkeypatch.setattr(turns, "registered_bot", slowly)
+    answers: list[int] = []
+
+    def create(seats: list[Any]) -> None:
+        try:
+            answers.append(owner.post("/api/v1/matches/", {"variant": "dos", "seats": seats}).status_code)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=create, args=(seats,)) for seats in
+               ([{"bot": one.id}, {"bot": two.id}], [{"bot": two.id}, {"bot": one.id}])]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert answers == [201, 201]
