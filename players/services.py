@@ -44,6 +44,9 @@ def player_token_rotate(*, player: Player) -> str:
 
 
 def _token_replace(player: Player) -> str:
+    """Delete the player's tokens and issue one, with the player's row locked: two rotations at once
+    would otherwise each delete what they saw and leave both new tokens working."""
+    list(Player.objects.select_for_update().filter(pk=player.pk).values_list("pk"))
     Token.objects.filter(player=player).delete()
     return _token_issue(player=player)
 
@@ -144,7 +147,10 @@ def bot_retire(*, bot: Bot) -> None:
 
 @transaction.atomic
 def bot_credentials_rotate(*, bot: Bot) -> str:
-    """A new token and a new signing secret for the bot; the old ones stop working at once."""
+    """A new token and a new signing secret for the bot; the old ones stop working at once. 404
+    ``unknown_bot`` if it was retired meanwhile (a retired bot has no token)."""
+    if not list(Bot.objects.select_for_update().filter(pk=bot.pk, retired_at__isnull=True).values_list("pk")):
+        raise UnknownBot()
     bot.secret = _secret_new()
     bot.save(update_fields=["secret"])
     return _token_replace(bot.player)

@@ -12,7 +12,10 @@ from django.db import connection, connections
 
 from games import turns
 from games.models import Match, Seat
+from players import services as player_services
+from players.errors import UnknownBot
 from players.models import Bot, Token
+from players.services import bot_credentials_rotate
 from tests import services
 from tests.games.helpers import Api, new_player
 from tests.games.openapi import validate
@@ -205,3 +208,43 @@ def test_two_creates_seating_the_same_bots_in_other_orders_do_not_deadlock(monke
     for thread in threads:
         thread.join(30)
     assert answers == [201, 201]
+
+
+def test_a_bot_retired_while_its_credentials_are_rotated_gets_no_token():
+    bot = register("poll")
+    loaded = Bot.objects.get(pk=bot.id)  # what the rotation's view had read
+    assert delete(bot.owner, f"/api/v1/bots/{bot.id}").status_code == 204
+    with pytest.raises(UnknownBot):
+        bot_credentials_rotate(bot=loaded)
+    assert not Token.objects.filter(player_id=bot.id).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_rotations_at_once_leave_one_token(monkeypatch):
+    if connection.vendor != "postgresql":
+        services.missing("row locks need PostgreSQL (DATABASE_URL); .ci/run sets it")
+    me = new_player("rotating")
+    issue = player_services._token_issue
+
+    def slowly(*, player: Any) -> str:
+        token = issue(player=player)
+        time.sleep(0.3)  # the new token inserted, not yet committed
+        return token
+
+    monkeypatch.setattr(player_services, "_token_issue", slowly)
+    answers: list[int] = []
+
+    def rotate() -> None:
+        try:
+            answers.append(me.post("/api/v1/players/me/token").status_code)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=rotate) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.05)
+    for thread in threads:
+        thread.join(30)
+    assert 201 in answers
+    assert Token.objects.filter(player_id=me.player.pk).count() == 1, "one token works, whichever rotation won"
