@@ -115,3 +115,15 @@ def test_webhook_calls_go_to_their_own_queue_which_a_worker_without_q_consumes_t
     default = settings.CELERY_TASK_DEFAULT_QUEUE
     assert queue("games.tasks.play_bot_turns") == queue("rooms.tasks.sweep_presence") == default
     assert set(app.amqp.queues) == {settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_WEBHOOK_QUEUE}
+
+
+def test_every_app_of_the_project_is_in_the_package():
+    """An install outside the checkout (a wheel, or django.setup() from another directory) has them all."""
+    import fnmatch
+    import tomllib
+
+    project = tomllib.loads((BASE_DIR / "pyproject.toml").read_text())
+    include = project["tool"]["setuptools"]["packages"]["find"]["include"]
+    local = {app.split(".")[0] for app in settings.INSTALLED_APPS if (BASE_DIR / app.split(".")[0]).is_dir()}
+    assert local >= {"games", "players", "rooms"}
+    assert all(any(fnmatch.fnmatch(app, pattern) for pattern in include) for app in local), (local, include)
