@@ -35,7 +35,7 @@ def test_readyz_is_ready_without_a_broker(client, settings):
     assert response.status_code == 200
     assert response.json() == {
         "status": "ok",
-        "checks": {"database": "ok", "broker": "not configured"},
+        "checks": {"database": "ok", "cache": "ok", "broker": "not configured"},
     }
 
 
@@ -45,12 +45,13 @@ def test_readyz_checks_the_configured_broker(client):
         pytest.skip("NO BROKER CONFIGURED: set CELERY_BROKER_URL to check /readyz against it.")
     response = client.get("/readyz")
     assert response.status_code == 200, response.json()
-    assert response.json()["checks"] == {"database": "ok", "broker": "ok"}
+    assert response.json()["checks"] == {"database": "ok", "cache": "ok", "broker": "ok"}
 
 
 @pytest.mark.django_db
-def test_readyz_is_503_when_the_broker_is_unreachable(client, settings):
-    settings.CELERY_BROKER_URL = f"redis://127.0.0.1:{closed_port()}/0"
+def test_readyz_is_503_when_the_broker_is_unreachable(client, settings, caplog):
+    port = closed_port()
+    settings.CELERY_BROKER_URL = f"redis://127.0.0.1:{port}/0"
     settings.HEALTH_CHECK_TIMEOUT = 0.5
     started = time.monotonic()
     response = client.get("/readyz")
@@ -59,8 +60,9 @@ def test_readyz_is_503_when_the_broker_is_unreachable(client, settings):
     body = response.json()
     assert body["status"] == "unavailable"
     assert body["checks"]["database"] == "ok"
-    assert body["checks"]["broker"].startswith("unreachable")
-    assert body["reason"].startswith("broker unreachable")
+    assert body["checks"]["broker"] == "unreachable" and body["reason"] == "broker unreachable"
+    assert str(port) not in response.content.decode(), "the public probe names no host or port"
+    assert any(str(port) in r.getMessage() for r in caplog.records), "the log says why"
 
 
 @pytest.mark.django_db
@@ -72,5 +74,18 @@ def test_readyz_is_503_when_the_database_fails(client, monkeypatch):
     response = client.get("/readyz")
     assert response.status_code == 503
     body = response.json()
-    assert body["checks"]["database"] == "unreachable (OperationalError: connection refused)"
-    assert "database unreachable" in body["reason"]
+    assert body["checks"]["database"] == "unreachable" and body["reason"] == "database unreachable"
+    assert "connection refused" not in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_readyz_is_503_when_the_cache_fails(client, monkeypatch):
+    """The rate limits count in the cache: without it every API call fails, so the service is not ready."""
+
+    def refuse(*args, **kwargs):
+        raise ConnectionError("Error 111 connecting to 10.0.0.7:6379. Connection refused.")
+
+    monkeypatch.setattr("django.core.cache.cache.set", refuse)
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["checks"]["cache"] == "unreachable" and "10.0.0.7" not in response.content.decode()

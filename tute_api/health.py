@@ -1,8 +1,10 @@
 """Liveness and readiness probes: ``GET /healthz`` and ``GET /readyz``.
 
 ``/healthz`` says the process answers; it touches nothing else. ``/readyz`` says the service can
-do its work: the database answers a query and, when ``CELERY_BROKER_URL`` is set, the broker
-accepts a connection. It answers 503 with the failing checks and a reason otherwise.
+do its work: the database answers a query, the cache (which counts the rate limits) keeps a value,
+and, when ``CELERY_BROKER_URL`` is set, the broker accepts a connection. It answers 503 with the
+failing checks otherwise. The probe is public: it says which check failed, and the log says why
+(an error names hosts, ports and users).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
@@ -22,6 +25,8 @@ logger = logging.getLogger(__name__)
 OK = "ok"
 NOT_CONFIGURED = "not configured"
 PASSING = (OK, NOT_CONFIGURED)
+UNREACHABLE = "unreachable"
+_CACHE_PROBE = "tute:readyz"
 
 
 @csrf_exempt  # a probe that POSTs gets 405, not a CSRF page
@@ -35,11 +40,12 @@ def healthz(request: HttpRequest) -> JsonResponse:
 @never_cache
 @require_GET
 def readyz(request: HttpRequest) -> JsonResponse:
-    checks = {"database": check_database(), "broker": check_broker()}
-    failures = [f"{name} {result}" for name, result in checks.items() if result not in PASSING]
+    found = {"database": check_database(), "cache": check_cache(), "broker": check_broker()}
+    failures = [f"{name} {result}" for name, result in found.items() if result not in PASSING]
+    checks = {name: result if result in PASSING else UNREACHABLE for name, result in found.items()}
     if failures:
-        reason = "; ".join(failures)
-        logger.warning("Not ready: %s", reason)
+        logger.warning("Not ready: %s", "; ".join(failures))
+        reason = "; ".join(f"{name} {UNREACHABLE}" for name, result in checks.items() if result == UNREACHABLE)
         return JsonResponse({"status": "unavailable", "checks": checks, "reason": reason}, status=503)
     return JsonResponse({"status": OK, "checks": checks})
 
@@ -50,6 +56,17 @@ def check_database() -> str:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
             cursor.fetchone()
+    except Exception as exc:
+        return _describe(exc)
+    return OK
+
+
+def check_cache() -> str:
+    """``"ok"`` when the cache keeps a value a moment (the rate limits count in it), else why not."""
+    try:
+        cache.set(_CACHE_PROBE, OK, timeout=5)
+        if cache.get(_CACHE_PROBE) != OK:
+            return "unreachable (the value set was not read back)"
     except Exception as exc:
         return _describe(exc)
     return OK
