@@ -97,6 +97,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         body = problem(503, "service_unavailable", _UNAVAILABLE)
         headers = {"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)}
         return Response(body, status=503, headers=headers, content_type=PROBLEM_CONTENT_TYPE)
+    if isinstance(exc, (exceptions.NotAuthenticated, exceptions.AuthenticationFailed)):
+        exc = _counted_against_the_address(exc, context)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None  # Not an API error: Django logs it and answers 500 (see server_error).
@@ -107,6 +109,19 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     response.data = _problem_from_api_exception(api_exc, response.status_code)
     response.content_type = PROBLEM_CONTENT_TYPE
     return response
+
+
+def _counted_against_the_address(exc: exceptions.APIException, context: dict[str, Any]) -> exceptions.APIException:
+    """A request that fails to authenticate never reaches DRF's throttles (they run after
+    authentication): count it against its client address's limit (``anon``), as any request without
+    a player; past the limit it is a 429. A made-up token costs a lookup, so guessing is limited."""
+    from .throttling import AnonRateThrottle  # imported here: the throttles import DRF's settings
+
+    request = context.get("request")
+    throttle = AnonRateThrottle()
+    if request is not None and not throttle.allow_request(request, context.get("view")):
+        return exceptions.Throttled(throttle.wait())
+    return exc
 
 
 def _problem_from_api_exception(exc: exceptions.APIException, status: int) -> dict[str, Any]:

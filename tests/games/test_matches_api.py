@@ -340,6 +340,19 @@ def test_behind_a_proxy_the_limit_is_per_address_that_the_proxy_saw(settings):
         assert other.status_code == 200
 
 
+def test_requests_that_fail_to_authenticate_count_against_the_limit_per_address(settings):
+    """A made-up token costs the service a lookup: such requests are counted like any without a player."""
+    me = new_player()
+    rates = {"anon": "3/min", "player": None}
+    with override_settings(REST_FRAMEWORK={**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}):
+        guesser = Api("made-up-token")
+        assert [guesser.get("/api/v1/players/me").status_code for _ in range(3)] == [401, 401, 401]
+        assert problem(guesser.get("/api/v1/players/me"), 429, "throttled")["retry_after"] >= 1
+        problem(Api().get("/api/v1/players/me"), 429, "throttled")  # no token, from the same address
+        problem(Api().get("/api/v1/variants/"), 429, "throttled")  # the address's allowance is spent
+        assert me.get("/api/v1/players/me").status_code == 200, "a player's requests count apart"
+
+
 def test_statuses_of_matches_are_the_documented_ones():
     assert set(MatchStatus.values) == {"waiting", "active", "finished", "cancelled"}
 
