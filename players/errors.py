@@ -39,3 +39,9 @@ class BotInPlay(ApiError):
     status_code = 409
     default_code = "bot_in_play"
     default_detail = "The bot sits in a match that is waiting or active."
+
+
+class TooManyBots(ApiError):
+    status_code = 409
+    default_code = "too_many_bots"
+    default_detail = "The player owns as many bots as allowed."

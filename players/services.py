@@ -9,10 +9,14 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from .errors import BotInPlay, InvalidWebhookUrl, NotYourBot, UnknownBot, UsernameTaken
+from .errors import BotInPlay, InvalidWebhookUrl, NotYourBot, TooManyBots, UnknownBot, UsernameTaken
 from .models import Bot, BotCall, BotDelivery, Player, Token
 from .tokens import token_digest, token_new
 from .webhooks import webhook_target
+
+#: Bots a player may own at once (retired ones aside): each is a player with its own rate limit,
+#: so without a cap one client could make players without the limit on creating them.
+MAX_BOTS_PER_OWNER = 20
 
 
 def _token_issue(*, player: Player) -> str:
@@ -68,6 +72,13 @@ def bot_register(
     ``BOT_WEBHOOK_ALLOW_PRIVATE``), and again on every call.
     """
     _delivery_check(delivery, webhook_url)
+    # The owner's row, locked: registrations of one owner are counted one at a time.
+    list(Player.objects.select_for_update().filter(pk=owner.pk).values_list("pk"))
+    if Bot.objects.filter(owner=owner, retired_at__isnull=True).count() >= MAX_BOTS_PER_OWNER:
+        raise TooManyBots(
+            f"A player owns at most {MAX_BOTS_PER_OWNER} bots; retire one (DELETE /api/v1/bots/{{id}}) first.",
+            limit=MAX_BOTS_PER_OWNER,
+        )
     player, token = player_create(username=name)
     bot = Bot.objects.create(
         player=player,

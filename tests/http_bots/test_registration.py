@@ -7,11 +7,12 @@ from unittest import mock
 
 import pytest
 
+from players import services as player_services
 from tests.games.helpers import Api, new_player
 from tests.games.openapi import validate
 from tests.problems import problem
 
-from .helpers import register
+from .helpers import delete, register
 
 pytestmark = pytest.mark.django_db
 
@@ -122,3 +123,14 @@ def test_a_host_that_does_not_resolve_is_refused():
     with mock.patch("socket.getaddrinfo", side_effect=socket.gaierror("no such host")):
         problem(owner.post("/api/v1/bots/", {"name": "nowhere", "delivery": "webhook",
                                              "webhook_url": "https://nowhere.invalid/"}), 422, "invalid_webhook_url")
+
+
+def test_a_player_owns_at_most_so_many_bots_retired_ones_aside(monkeypatch):
+    monkeypatch.setattr(player_services, "MAX_BOTS_PER_OWNER", 2)
+    owner = new_player()
+    first, _ = (register("poll", owner=owner) for _ in range(2))
+    refused = problem(owner.post("/api/v1/bots/", {"name": "third", "delivery": "poll"}), 409, "too_many_bots")
+    assert refused["limit"] == 2
+    assert new_player().post("/api/v1/bots/", {"name": "others", "delivery": "poll"}).status_code == 201
+    assert delete(owner, f"/api/v1/bots/{first.id}").status_code == 204
+    assert owner.post("/api/v1/bots/", {"name": "third", "delivery": "poll"}).status_code == 201
