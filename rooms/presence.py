@@ -213,7 +213,9 @@ def seat_disconnect(*, match_id: UUID | str, seat: int, now: datetime | None = N
     """The seat has been silent for ``presence_timeout``: event ``seat_disconnected``; the grace starts."""
     now = now or timezone.now()
     match = Match.objects.select_for_update().filter(pk=match_id).first()
-    presence = Presence.objects.filter(match_id=match_id, seat=seat).first()
+    # The row locked too: a touch of the seat meanwhile waits for this to commit, then sees the
+    # disconnection and reconnects the seat, instead of passing unseen and leaving it disconnected.
+    presence = Presence.objects.select_for_update().filter(match_id=match_id, seat=seat).first()
     if match is None or presence is None or match.status != MatchStatus.ACTIVE or presence.disconnected_at:
         return False
     timing = timings_of(match_id)

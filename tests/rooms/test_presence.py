@@ -17,6 +17,7 @@ from django.utils import timezone
 from games.models import Event, Match
 from rooms import presence
 from rooms.models import Presence
+from tests import services
 from tests.games.helpers import new_player
 
 pytestmark = pytest.mark.django_db
@@ -242,3 +243,33 @@ def test_the_tracked_cache_evicts_safely_from_many_threads(monkeypatch):
         sys.setswitchinterval(interval)
     assert not errors, errors[:3]
     assert len(presence._TRACKED) <= 50
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_player_who_calls_while_their_seat_is_being_disconnected_is_reconnected(monkeypatch):
+    if connection.vendor != "postgresql":
+        services.missing("row locks need PostgreSQL (DATABASE_URL); .ci/run sets it")
+    room, (host, friend) = friends_match(presence_timeout=2)
+    match_id = room["match"]["id"]
+    presence.presences_create(now=timezone.now())
+    Presence.objects.filter(match_id=match_id, seat=1).update(last_seen=timezone.now() - timedelta(seconds=5))
+    timings = presence.timings_of
+
+    def slowly(match_id: object) -> presence.Timings:
+        time.sleep(0.4)  # the disconnection has read the seat, and not yet written
+        return timings(match_id)
+
+    monkeypatch.setattr(presence, "timings_of", slowly)
+
+    def disconnect() -> None:
+        try:
+            presence.seat_disconnect(match_id=match_id, seat=1)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=disconnect)
+    thread.start()
+    time.sleep(0.2)
+    presence.touch(match_id=match_id, player_id=friend.player.pk)  # the friend calls just then
+    thread.join(10)
+    assert Presence.objects.get(match_id=match_id, seat=1).disconnected_at is None, "back, as it called"
