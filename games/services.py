@@ -126,6 +126,8 @@ def match_join(
     if idempotency is not None and (first := _idempotent_reply(player, idempotency)):
         return first
     match = _locked(match_id)
+    if turns.retired_bot(player.pk):  # retired while this request was on its way: its token is gone
+        raise Forbidden("A retired bot takes no seat.", code=ErrorCode.UNKNOWN_BOT)
     if not match.invite_code or not secrets.compare_digest(match.invite_code.encode(), invite_code.encode()):
         raise Forbidden("That is not the match's invite code.", code=ErrorCode.INVALID_INVITE_CODE)
     if match.status != MatchStatus.WAITING:

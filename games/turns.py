@@ -84,10 +84,14 @@ def _bot_of(player_id: object) -> Bot | None:
         return None
     bot = Bot.objects.filter(pk=player_id).first()
     if bot is None:
-        if len(_no_bots) >= _NO_BOTS_MAX:
-            _no_bots.clear()
-        _no_bots.add(str(player_id))
+        _no_bot(player_id)
     return bot
+
+
+def _no_bot(player_id: object) -> None:
+    if len(_no_bots) >= _NO_BOTS_MAX:
+        _no_bots.clear()
+    _no_bots.add(str(player_id))
 
 
 def registered_bot(bot_id: str) -> Player | None:
@@ -103,6 +107,18 @@ def registered_bot(bot_id: str) -> Player | None:
     found = Bot.objects.select_for_update(of=("self",)).select_related("player")
     bot = found.filter(pk=pk, retired_at__isnull=True).first()
     return bot.player if bot is not None else None
+
+
+def retired_bot(player_id: object) -> bool:
+    """Whether the player is a retired bot; a bot's row is locked, as by :func:`registered_bot`, so a
+    bot cannot be retired while it takes a seat. A player known to be no bot costs no query."""
+    if str(player_id) in _no_bots:
+        return False
+    rows = list(Bot.objects.select_for_update(of=("self",)).filter(pk=player_id).values_list("retired_at", flat=True))
+    if not rows:
+        _no_bot(player_id)
+        return False
+    return rows[0] is not None
 
 
 # -- announcing a turn -------------------------------------------------------------------------------

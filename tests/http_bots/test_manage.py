@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 from django.db import connection, connections
 
+from games import services as game_services
 from games import turns
+from games.errors import Forbidden
 from games.models import Match, Seat
 from players import services as player_services
 from players.errors import UnknownBot
@@ -248,3 +250,15 @@ def test_two_rotations_at_once_leave_one_token(monkeypatch):
         thread.join(30)
     assert 201 in answers
     assert Token.objects.filter(player_id=me.player.pk).count() == 1, "one token works, whichever rotation won"
+
+
+def test_a_bot_retired_while_it_joins_a_match_takes_no_seat():
+    """The join had authenticated with the bot's token before the retirement deleted it."""
+    bot = register("poll")
+    player = Bot.objects.get(pk=bot.id).player  # what the join's authentication had found
+    host = new_player("host")
+    created = host.post("/api/v1/matches/", {"variant": "dos", "seats": [{"player": "me"}, {"open": True}]}).json()
+    assert delete(bot.owner, f"/api/v1/bots/{bot.id}").status_code == 204
+    with pytest.raises(Forbidden):
+        game_services.match_join(player=player, match_id=created["id"], invite_code=created["invite_code"])
+    assert not Seat.objects.filter(match_id=created["id"], player_id=bot.id).exists()
