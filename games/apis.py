@@ -221,7 +221,7 @@ class MatchJoinApi(APIView):
                 409,
                 422,
                 429,
-                s403="Wrong invite code (`invalid_invite_code`).",
+                s403="Wrong invite code (`invalid_invite_code`); a bot retired meanwhile (`unknown_bot`).",
                 s409="`match_not_waiting`, `already_seated`, `no_open_seat` or `seat_taken`.",
             ),
         },  # fmt: skip
