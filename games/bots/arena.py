@@ -134,6 +134,25 @@ def _play_deal(args: tuple[str, dict[str, Any], int, int, str, str]) -> list[Gam
     return [play_game(variant, options, seed, deal, swapped, spec_a, spec_b) for swapped in (False, True)]
 
 
+def share_interval(values: list[float], z: float = 1.96) -> tuple[float, float]:
+    """The 95% interval of a share, from one value in [0, 1] per deal (its hands' or its board's score).
+
+    From 30 deals on, and when they are not all alike, the normal interval of the deals' mean (the two
+    hands of a deal are not independent, so the deals are the samples). Otherwise Wilson's score
+    interval with one trial a deal, which a value in [0, 1] with the same mean cannot be more spread
+    than: it does not shrink to a point when every deal scored the same, nor cross 0 or 1."""
+    n = len(values)
+    if n == 0:
+        return 0.0, 1.0
+    p = statistics.fmean(values)
+    if n >= 30 and (spread := statistics.stdev(values)) > 0:
+        half = z * spread / math.sqrt(n)
+        return max(0.0, p - half), min(1.0, p + half)
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 @dataclass
 class Report:
     """What :func:`run_arena` measured."""
@@ -160,15 +179,11 @@ class Report:
             by_deal.setdefault(g.deal, []).append(g.score_a)
             margins_by_deal.setdefault(g.deal, []).append(g.margin_a)
         means = [sum(v) / len(v) for v in by_deal.values()]
-        half = 1.96 * statistics.stdev(means) / math.sqrt(len(means)) if len(means) > 1 else 1.0
         boards = [statistics.fmean(v) for v in margins_by_deal.values()]
         board_scores = [1.0 if m > 0 else 0.0 if m < 0 else 0.5 for m in boards]
         board_rate = statistics.fmean(board_scores) if board_scores else 0.0
-        board_half = (
-            1.96 * statistics.stdev(board_scores) / math.sqrt(len(board_scores)) if len(board_scores) > 1 else 1.0
-        )
         margins = [g.margin_a for g in self.games]
-        margin_half = 1.96 * statistics.stdev(boards) / math.sqrt(len(boards)) if len(boards) > 1 else 0.0
+        margin_half = 1.96 * statistics.stdev(boards) / math.sqrt(len(boards)) if len(boards) > 1 else None
         out: dict[str, Any] = {
             "variant": self.variant,
             "options": self.options,
@@ -181,14 +196,14 @@ class Report:
             "won_b": won_b,
             "draws": draws,
             "win_rate_a": round(rate, 4),
-            "ci95_a": [round(max(0.0, rate - half), 4), round(min(1.0, rate + half), 4)],
+            "ci95_a": [round(bound, 4) for bound in share_interval(means)],
             "boards_won_a": board_scores.count(1.0),
             "boards_won_b": board_scores.count(0.0),
             "boards_tied": board_scores.count(0.5),
             "board_rate_a": round(board_rate, 4),
-            "board_ci95_a": [round(max(0.0, board_rate - board_half), 4), round(min(1.0, board_rate + board_half), 4)],
+            "board_ci95_a": [round(bound, 4) for bound in share_interval(board_scores)],
             "mean_margin_a": round(statistics.fmean(margins), 2) if margins else 0.0,
-            "margin_ci95_a": round(margin_half, 2),
+            "margin_ci95_a": round(margin_half, 2) if margin_half is not None else None,
             "seconds": round(self.seconds, 1),
         }
         for role in ("a", "b"):
@@ -288,6 +303,7 @@ def format_report(summary: dict[str, Any]) -> str:
         f"duplicate boards (more points than the other with the same cards): {s['a']} {s['boards_won_a']},"
         f" {s['b']} {s['boards_won_b']}, tied {s['boards_tied']}; {s['a']} wins {100 * s['board_rate_a']:.1f}%"
         f" (95% CI {100 * s['board_ci95_a'][0]:.1f}%–{100 * s['board_ci95_a'][1]:.1f}%)",
-        f"mean point margin of {s['a']}: {s['mean_margin_a']:+.1f} (±{s['margin_ci95_a']:.1f})",
+        f"mean point margin of {s['a']}: {s['mean_margin_a']:+.1f}"
+        + (f" (±{s['margin_ci95_a']:.1f})" if s["margin_ci95_a"] is not None else " (one deal: no interval)"),
         *(_time_line(s[key], s[role]) for key, role in (("a", "time_a"), ("b", "time_b"))),
     ])

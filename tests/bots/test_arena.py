@@ -8,7 +8,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from games.bots.arena import play_game, run_arena
+from games.bots.arena import play_game, run_arena, share_interval
 
 
 def test_a_duplicate_deal_is_the_same_cards_with_the_seats_swapped() -> None:
@@ -105,3 +105,22 @@ def test_the_oracle_sees_every_hand_and_is_no_bot_a_match_can_seat() -> None:
     call_command("arena", "--variant", "clasico", "--a", "oracle", "--b", "level-2", "--deals", "1", "--json",
                  "--no-progress", stdout=out)
     assert json.loads(out.getvalue())["hands"] == 2
+
+
+def test_a_share_interval_never_shrinks_to_a_point_nor_leaves_0_to_1() -> None:
+    low, high = share_interval([1.0] * 12)  # every deal won: the normal interval would be [1, 1]
+    assert 0.7 < low < 0.8 and high == 1.0
+    low, high = share_interval([1.0] * 11 + [0.0])
+    assert 0.6 < low < 0.7 and 0.95 < high < 1.0, "Wilson's, not the normal interval cut at 1"
+    assert share_interval([0.5] * 4) != (0.5, 0.5)
+    many = [1.0, 0.5, 0.0, 1.0] * 500  # enough deals, not all alike: the normal interval of the deals' mean
+    low, high = share_interval(many)
+    assert abs((low + high) / 2 - 0.625) < 1e-9 and high - low < 0.05
+
+
+def test_with_one_deal_the_margin_has_no_interval() -> None:
+    summary = run_arena("dos", {}, "level-2", "level-1", deals=1, seed=1).summary()
+    assert summary["margin_ci95_a"] is None
+    out = io.StringIO()
+    call_command("arena", variant="dos", a="level-2", b="level-1", deals=1, seed=1, stdout=out)
+    assert "one deal: no interval" in out.getvalue()
