@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import math
 import multiprocessing
 import os
 import random
@@ -61,7 +62,9 @@ class Client:
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         data = json.dumps(body) if body is not None else None
-        for attempt in (1, 2):
+        # Only a GET (a read, which changes nothing) is sent again on a kept-alive connection that the
+        # server closed; a POST that fails is an error of the run, since sent twice it could act twice.
+        for attempt in (1, 2) if method == "GET" else (2,):
             try:
                 self.connection.request(method, path, body=data, headers=headers)
                 response = self.connection.getresponse()
@@ -122,7 +125,7 @@ def play(port: int, deadline: float, warmup_until: float, variant: str, options:
             if warmup_until <= time.monotonic() < deadline:  # the window of the figures
                 latencies.append(elapsed)
             view = answer
-        if view["status"] == "finished":
+        if view["status"] == "finished" and warmup_until <= time.monotonic() < deadline:  # in the window
             out["matches"] += 1
 
 
@@ -218,8 +221,13 @@ def machine_cpu_seconds() -> tuple[float, float]:
 
 
 def percentile(values: list[float], p: float) -> float:
+    """The nearest-rank percentile: the smallest value with at least p% of the values at or below it."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else float("nan")
+    return ordered[max(1, math.ceil(p / 100 * len(ordered))) - 1] if ordered else float("nan")
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def main() -> None:
@@ -245,6 +253,7 @@ def main() -> None:
     parser.add_argument("--database", default="tute_loadtest")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, _interrupted)  # as Ctrl-C: stop what was started, drop the database
     options = json.loads(args.options)
 
     python = sys.executable

@@ -6,10 +6,17 @@ proves that the tool starts the service, plays, reports and cleans up.
 
 from __future__ import annotations
 
+import http.client
+import http.server
+import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -58,3 +65,88 @@ def test_clients_that_think_before_each_action_play_no_faster_than_they_think() 
     figures = json.loads(run.stdout)
     assert figures["errors"] == 0 and figures["actions"] > 0 and figures["think_ms"] == 200
     assert figures["actions_per_second"] <= 2 / 0.2  # two clients, each pausing 0.2 s before every action
+
+
+def _loadtest_module() -> Any:
+    spec = importlib.util.spec_from_file_location("loadtest_script", BASE_DIR / "scripts" / "loadtest.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_percentiles_are_nearest_rank() -> None:
+    percentile = _loadtest_module().percentile
+    values = [float(v) for v in range(1, 101)]
+    assert (percentile(values, 50), percentile(values, 99), percentile(values, 100)) == (50.0, 99.0, 100.0)
+    assert percentile([float(v) for v in range(1, 1001)], 99) == 990.0
+    assert percentile([7.0], 99) == 7.0
+
+
+def test_a_post_on_a_dropped_connection_is_an_error_and_a_get_is_sent_again() -> None:
+    """A server that drops each connection after one answer: the GET is sent again, the POST is not."""
+    answers: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _answer(self) -> None:
+            answers.append(self.command)
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+            self.close_connection = True  # closed after the answer, without a word: as an idle timeout
+
+        do_GET = do_POST = _answer
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = _loadtest_module().Client(server.server_address[1])
+        assert client.call("GET", "/a") == (200, {})
+        assert client.call("GET", "/b") == (200, {}), "sent again on a new connection"
+        with pytest.raises((http.client.HTTPException, ConnectionError)):
+            client.call("POST", "/c", {})
+        assert answers == ["GET", "GET"], "the POST was not sent twice"
+    finally:
+        server.shutdown()
+
+
+@pytest.mark.worker
+def test_sigterm_stops_what_the_load_test_started_and_drops_its_database() -> None:
+    _services_or_skip()
+    import psycopg
+
+    database, port = f"{DATABASE}_term", services.free_port()
+    run = subprocess.Popen(
+        [sys.executable, "scripts/loadtest.py", "--clients", "1", "--seconds", "120", "--port", str(port),
+         "--database", database],
+        cwd=BASE_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and not _answers(port):
+            time.sleep(0.5)
+        assert _answers(port), "the service started"
+        run.send_signal(signal.SIGTERM)
+        assert run.wait(60) is not None
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert not _answers(port), "the server it started is gone"
+    with psycopg.connect(dbname="postgres", host="127.0.0.1", user="postgres", autocommit=True) as conn:
+        assert conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone() is None
+
+
+def _answers(port: int) -> bool:
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        connection.request("GET", "/healthz")
+        return connection.getresponse().status == 200
+    except OSError:
+        return False
