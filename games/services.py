@@ -168,12 +168,13 @@ def match_act(
     action: dict[str, Any],
     expected_seq: int | None = None,
     idempotency: Idempotency | None = None,
-    webhook_reply: bool = False,
+    own_move: bool = True,
 ) -> Reply:
     """The player's action, applied through the engine; 409/422 if the match or the rules refuse it.
 
-    ``webhook_reply``: the action is a webhook bot's reply, which its delivery counts in its stats
-    (not again as a poll bot's action, should the bot have turned to polling during the call)."""
+    ``own_move`` False: the action is not a poll bot's own move to count in its stats: a webhook bot's
+    reply, which its delivery counts (should the bot have turned to polling during the call), or a
+    move the turn clock plays for the seat."""
     if idempotency is not None and (first := _idempotent_reply(player, idempotency)):
         return first
     match = _locked(match_id)
@@ -196,7 +197,7 @@ def match_act(
         events = engine.push(state, seat, action)
     except engine.EngineError as exc:
         raise engine_error(exc) from None
-    if not webhook_reply:
+    if own_move:
         turns.poll_action_record(player=player, match=match)  # a poll bot's move counts in its stats
     _record(match, state, events)
     return _reply(player, idempotency, Reply(200, adapter.match_body(match, seat, state)))

@@ -376,7 +376,7 @@ def turn_deliver(*, match_id: UUID | str, seq: int) -> str:
                         match_id=match.id,
                         action=action.action(),
                         expected_seq=expected,
-                        webhook_reply=True,
+                        own_move=False,
                     )
                     break
                 except ApiError as exc:

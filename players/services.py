@@ -71,6 +71,8 @@ def bot_register(
     A webhook bot's URL is checked now (http(s), every address public unless
     ``BOT_WEBHOOK_ALLOW_PRIVATE``), and again on every call.
     """
+    if Bot.objects.filter(pk=owner.pk).exists():  # else the cap below would hold per generation of bots
+        raise NotYourBot("A bot owns no bots: register bots with its owner's token.")
     _delivery_check(delivery, webhook_url)
     # The owner's row, locked: registrations of one owner are counted one at a time.
     list(Player.objects.select_for_update().filter(pk=owner.pk).values_list("pk"))

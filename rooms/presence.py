@@ -271,7 +271,7 @@ def turn_clock_expire(*, match_id: UUID | str, seq: int, now: datetime | None = 
     action = choose_action(CLOCK_BOT, engine.view(state, match.turn), random.Random(f"{match.id}:{seq}"))
     data = {"turn_seconds": timing.turn_seconds, "action": action}
     services.event_append(match, {"type": "turn_timed_out", "seat": match.turn, "data": data}, now)
-    services.match_act(player=seat.player, match_id=match.id, action=action, expected_seq=match.seq)
+    services.match_act(player=seat.player, match_id=match.id, action=action, expected_seq=match.seq, own_move=False)
     return True
 
 

@@ -134,3 +134,8 @@ def test_a_player_owns_at_most_so_many_bots_retired_ones_aside(monkeypatch):
     assert new_player().post("/api/v1/bots/", {"name": "others", "delivery": "poll"}).status_code == 201
     assert delete(owner, f"/api/v1/bots/{first.id}").status_code == 204
     assert owner.post("/api/v1/bots/", {"name": "third", "delivery": "poll"}).status_code == 201
+
+
+def test_a_bot_registers_no_bots():
+    bot = register("poll")
+    problem(bot.bot.post("/api/v1/bots/", {"name": "grandchild", "delivery": "poll"}), 403, "not_your_bot")

@@ -15,10 +15,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games.models import Event, Match
+from players.models import BotCall
 from rooms import presence
 from rooms.models import Presence
 from tests import services
-from tests.games.helpers import new_player
+from tests.games.helpers import Api, new_player
 
 pytestmark = pytest.mark.django_db
 
@@ -273,3 +274,26 @@ def test_a_player_who_calls_while_their_seat_is_being_disconnected_is_reconnecte
     presence.touch(match_id=match_id, player_id=friend.player.pk)  # the friend calls just then
     thread.join(10)
     assert Presence.objects.get(match_id=match_id, seat=1).disconnected_at is None, "back, as it called"
+
+
+def test_a_move_the_turn_clock_plays_for_a_poll_bot_is_not_counted_as_its_own():
+    host, friend = new_player("host"), new_player("friend")
+    owner = new_player("owner")
+    bot = owner.post("/api/v1/bots/", {"name": "slowpoke", "delivery": "poll", "timeout_ms": 10_000}).json()
+    room = host.post("/api/v1/rooms/", {"variant": "clasico", "table_options": {"turn_seconds": 5}}).json()
+    for guest in (friend, Api(bot["token"])):
+        guest.post("/api/v1/rooms/join", {"code": room["code"]})
+    match_id = host.post(f"/api/v1/rooms/{room['id']}/start").json()["match"]["id"]
+    for _ in range(40):  # the humans play (the level-2 bot in process) until the poll bot is to act
+        match = Match.objects.get(pk=match_id)
+        if match.seating[match.turn]["player"] and match.seating[match.turn]["player"]["id"] == bot["id"]:
+            break
+        api = next(a for a in (host, friend) if match.seating[match.turn]["player"]["id"] == str(a.player.pk))
+        view = api.get(f"/api/v1/matches/{match_id}").json()
+        api.post(f"/api/v1/matches/{match_id}/actions", view["legal_actions"][0])
+    else:
+        raise AssertionError("the poll bot never got a turn")
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        assert presence.turn_clock_expire(match_id=match_id, seq=match.seq, now=timezone.now() + timedelta(seconds=6))
+    assert Match.objects.get(pk=match_id).seq > match.seq, "the clock played for the bot"
+    assert not BotCall.objects.filter(bot_id=bot["id"], outcome="ok").exists(), "not the bot's own move"
