@@ -31,11 +31,12 @@ def test_healthz_is_get_only(client):
 @pytest.mark.django_db
 def test_readyz_is_ready_without_a_broker(client, settings):
     settings.CELERY_BROKER_URL = None
+    settings.LIVE_UPDATES_URL = ""
     response = client.get("/readyz")
     assert response.status_code == 200
     assert response.json() == {
         "status": "ok",
-        "checks": {"database": "ok", "cache": "ok", "broker": "not configured"},
+        "checks": {"database": "ok", "cache": "ok", "broker": "not configured", "live_updates": "not configured"},
     }
 
 
@@ -45,7 +46,7 @@ def test_readyz_checks_the_configured_broker(client):
         pytest.skip("NO BROKER CONFIGURED: set CELERY_BROKER_URL to check /readyz against it.")
     response = client.get("/readyz")
     assert response.status_code == 200, response.json()
-    assert response.json()["checks"] == {"database": "ok", "cache": "ok", "broker": "ok"}
+    assert response.json()["checks"] == {"database": "ok", "cache": "ok", "broker": "ok", "live_updates": "ok"}
 
 
 @pytest.mark.django_db
@@ -89,3 +90,13 @@ def test_readyz_is_503_when_the_cache_fails(client, monkeypatch):
     response = client.get("/readyz")
     assert response.status_code == 503
     assert response.json()["checks"]["cache"] == "unreachable" and "10.0.0.7" not in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_readyz_is_503_when_the_live_updates_redis_is_unreachable(client, settings):
+    """Long polls and streams wait on it: a service whose waits cannot be woken is not ready."""
+    settings.LIVE_UPDATES_URL = f"redis://127.0.0.1:{closed_port()}/0"
+    settings.HEALTH_CHECK_TIMEOUT = 0.5
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["checks"]["live_updates"] == "unreachable"

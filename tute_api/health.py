@@ -2,7 +2,7 @@
 
 ``/healthz`` says the process answers; it touches nothing else. ``/readyz`` says the service can
 do its work: the database answers a query, the cache (which counts the rate limits) keeps a value,
-and, when ``CELERY_BROKER_URL`` is set, the broker accepts a connection. It answers 503 with the
+and, when they are set, the broker accepts a connection and the live updates' Redis answers. It answers 503 with the
 failing checks otherwise. The probe is public: it says which check failed, and the log says why
 (an error names hosts, ports and users).
 """
@@ -40,7 +40,12 @@ def healthz(request: HttpRequest) -> JsonResponse:
 @never_cache
 @require_GET
 def readyz(request: HttpRequest) -> JsonResponse:
-    found = {"database": check_database(), "cache": check_cache(), "broker": check_broker()}
+    found = {
+        "database": check_database(),
+        "cache": check_cache(),
+        "broker": check_broker(),
+        "live_updates": check_live_updates(),
+    }
     failures = [f"{name} {result}" for name, result in found.items() if result not in PASSING]
     checks = {name: result if result in PASSING else UNREACHABLE for name, result in found.items()}
     if failures:
@@ -67,6 +72,23 @@ def check_cache() -> str:
         cache.set(_CACHE_PROBE, OK, timeout=5)
         if cache.get(_CACHE_PROBE) != OK:
             return "unreachable (the value set was not read back)"
+    except Exception as exc:
+        return _describe(exc)
+    return OK
+
+
+def check_live_updates() -> str:
+    """``"ok"`` when the Redis of the live updates (long polls, streams) answers a PING, ``"not
+    configured"`` when they run in process."""
+    url = settings.LIVE_UPDATES_URL
+    if not url:
+        return NOT_CONFIGURED
+    import redis  # only with a Redis configured
+
+    timeout = settings.HEALTH_CHECK_TIMEOUT
+    try:
+        with redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout) as client:
+            client.ping()
     except Exception as exc:
         return _describe(exc)
     return OK
