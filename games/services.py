@@ -395,7 +395,7 @@ def _queue_bot_turns(match_id: UUID, seq: int) -> None:
 
 def _idempotent_reply(player: Player, idempotency: Idempotency) -> Reply | None:
     """The first answer to this key, if any; 422 if the key came with another request."""
-    list(Player.objects.select_for_update().filter(pk=player.pk).values_list("pk"))  # one keyed request at a time
+    Player.objects.lock(player.pk)  # one keyed request at a time
     record = IdempotencyRecord.objects.filter(player=player, key=idempotency.key).first()
     if record is None:
         return None

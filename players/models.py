@@ -16,6 +16,11 @@ from tute_api.rows import fetch_one
 
 
 class PlayerManager(models.Manager["Player"]):
+    def lock(self, player_id: object) -> None:
+        """Lock the player's row until the transaction ends: the caller's writes for that player
+        (its tokens, its bots, its keyed requests) then happen one at a time."""
+        list(self.select_for_update().filter(pk=player_id).values_list("pk"))
+
     def by_token_digest(self, digest: str) -> Player | None:
         """The player holding the token of this digest, or None: one query in plain SQL
         (:func:`tute_api.rows.fetch_one`), because every authenticated request runs it and the ORM

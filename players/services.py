@@ -50,7 +50,7 @@ def player_token_rotate(*, player: Player) -> str:
 def _token_replace(player: Player) -> str:
     """Delete the player's tokens and issue one, with the player's row locked: two rotations at once
     would otherwise each delete what they saw and leave both new tokens working."""
-    list(Player.objects.select_for_update().filter(pk=player.pk).values_list("pk"))
+    Player.objects.lock(player.pk)
     Token.objects.filter(player=player).delete()
     return _token_issue(player=player)
 
@@ -74,8 +74,7 @@ def bot_register(
     if Bot.objects.filter(pk=owner.pk).exists():  # else the cap below would hold per generation of bots
         raise NotYourBot("A bot owns no bots: register bots with its owner's token.")
     _delivery_check(delivery, webhook_url)
-    # The owner's row, locked: registrations of one owner are counted one at a time.
-    list(Player.objects.select_for_update().filter(pk=owner.pk).values_list("pk"))
+    Player.objects.lock(owner.pk)  # registrations of one owner are counted one at a time
     if Bot.objects.filter(owner=owner, retired_at__isnull=True).count() >= MAX_BOTS_PER_OWNER:
         raise TooManyBots(
             f"A player owns at most {MAX_BOTS_PER_OWNER} bots; retire one (DELETE /api/v1/bots/{{id}}) first.",

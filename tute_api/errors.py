@@ -95,8 +95,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, (OperationalError, InterfaceError)):
         logger.error("The database failed a request: %s", exc, exc_info=exc)
         body = problem(503, "service_unavailable", _UNAVAILABLE)
-        headers = {"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)}
-        return Response(body, status=503, headers=headers, content_type=PROBLEM_CONTENT_TYPE)
+        return Response(body, status=503, headers=_RETRY_LATER, content_type=PROBLEM_CONTENT_TYPE)
     if isinstance(exc, (exceptions.NotAuthenticated, exceptions.AuthenticationFailed)):
         exc = _counted_against_the_address(exc, context)
     response = drf_exception_handler(exc, context)
@@ -188,6 +187,7 @@ _UNAVAILABLE = (
     "The service could not complete the request with its database just now; retry after a moment (with the "
     "same Idempotency-Key, a retried action cannot be applied twice)."
 )
+_RETRY_LATER = {"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)}
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
@@ -195,6 +195,6 @@ def server_error(request: HttpRequest) -> JsonResponse:
     middleware, outside DRF's handler), else a 500."""
     if isinstance(sys.exc_info()[1], (OperationalError, InterfaceError)):
         response = problem_response(503, "service_unavailable", _UNAVAILABLE)
-        response["Retry-After"] = str(UNAVAILABLE_RETRY_SECONDS)
+        response["Retry-After"] = _RETRY_LATER["Retry-After"]
         return response
     return problem_response(500, "server_error", "A server error occurred.")

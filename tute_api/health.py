@@ -2,8 +2,8 @@
 
 ``/healthz`` says the process answers; it touches nothing else. ``/readyz`` says the service can
 do its work: the database answers a query, the cache (which counts the rate limits) keeps a value,
-and, when they are set, the broker accepts a connection and the live updates' Redis answers. It answers 503 with the
-failing checks otherwise. The probe is public: it says which check failed, and the log says why
+and, when they are set, the broker accepts a connection and the live updates' Redis answers. It
+answers 503 with the failing checks otherwise. The probe is public: it says which check failed, and the log says why
 (an error names hosts, ports and users).
 """
 
@@ -46,11 +46,11 @@ def readyz(request: HttpRequest) -> JsonResponse:
         "broker": check_broker(),
         "live_updates": check_live_updates(),
     }
-    failures = [f"{name} {result}" for name, result in found.items() if result not in PASSING]
-    checks = {name: result if result in PASSING else UNREACHABLE for name, result in found.items()}
-    if failures:
-        logger.warning("Not ready: %s", "; ".join(failures))
-        reason = "; ".join(f"{name} {UNREACHABLE}" for name, result in checks.items() if result == UNREACHABLE)
+    failed = [name for name, result in found.items() if result not in PASSING]
+    checks = {name: UNREACHABLE if name in failed else result for name, result in found.items()}
+    if failed:
+        logger.warning("Not ready: %s", "; ".join(f"{name} {found[name]}" for name in failed))
+        reason = "; ".join(f"{name} {UNREACHABLE}" for name in failed)
         return JsonResponse({"status": "unavailable", "checks": checks, "reason": reason}, status=503)
     return JsonResponse({"status": OK, "checks": checks})
 
