@@ -24,6 +24,7 @@ class ErrorCode(StrEnum):
     INVALID_INVITE_CODE = "invalid_invite_code"
     INVALID_SEATS = "invalid_seats"
     UNKNOWN_BOT = "unknown_bot"
+    SEED_NOT_ALLOWED = "seed_not_allowed"
     IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
     INVALID_IDEMPOTENCY_KEY = "invalid_idempotency_key"
 

@@ -155,7 +155,9 @@ class MatchCreateInputSerializer(serializers.Serializer):
     options = OptionsField(required=False, help_text="Options of the variant; defaults fill in the rest.")
     seed = serializers.IntegerField(
         required=False, allow_null=True, min_value=0, max_value=2**63 - 1,
-        help_text="Deals are reproducible with a seed (C12); without one they are securely shuffled.",
+        help_text="Deals are reproducible with a seed (C12); without one they are securely shuffled. Whoever "
+        "knows the seed knows every deal, so a seeded match seats only you, built-in bots and your own bots "
+        "(else 422 `seed_not_allowed`), unless the service sets `SEEDS_AT_SHARED_TABLES`.",
     )  # fmt: skip
     seats = serializers.ListField(child=SeatSpecField(), max_length=8, help_text="One entry per seat, in seat order.")
 

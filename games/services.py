@@ -26,7 +26,7 @@ from kombu.exceptions import OperationalError as BrokerError
 
 from games import engine, live
 from games.bots import LEVELS, choose_action
-from players.models import Player
+from players.models import Bot, Player
 from tute_api.after_response import on_commit_later
 
 from . import adapter, selectors, tasks, turns
@@ -84,6 +84,8 @@ def match_create(
     if "me" in specs and f"player:{player.pk}" in specs:
         raise Unprocessable("You may take one seat only.", code=ErrorCode.INVALID_SEATS, field="seats")
     registered = {str(k): v for k, v in Player.objects.in_bulk([s[7:] for s in specs if s[:7] == "player:"]).items()}
+    if seed is not None and not settings.SEEDS_AT_SHARED_TABLES:
+        _check_seeded_table(player, specs)
     now = timezone.now()
     match = Match(
         variant=variant,
@@ -286,6 +288,21 @@ def _locked(match_id: UUID) -> Match:
     if match is None:
         raise NotFound()
     return match
+
+
+def _check_seeded_table(player: Player, specs: list[str]) -> None:
+    """Whoever knows a match's seed can compute every deal (C12), so a seeded match seats only its
+    creator, built-in bots and the creator's own bots: nobody else plays against someone who knows
+    their cards, unless the service allows seeds at shared tables (``SEEDS_AT_SHARED_TABLES``)."""
+    bots = [spec[7:] for spec in specs if spec.startswith("player:")]
+    others = "open" in specs or Bot.objects.filter(pk__in=bots).exclude(owner=player).exists()
+    if others:
+        raise Unprocessable(
+            "Whoever knows the seed knows every deal: a seeded match seats only you, built-in bots and "
+            "your own bots. Leave `seed` out to play with others.",
+            code=ErrorCode.SEED_NOT_ALLOWED,
+            field="seed",
+        )
 
 
 def _seat_specs(seats: list[Any], players: int, variant: str) -> list[str]:

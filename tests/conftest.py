@@ -148,6 +148,13 @@ def client() -> Any:
 
 
 @pytest.fixture(autouse=True)
+def seeds_at_shared_tables(settings: Any) -> None:
+    """Tests deal known cards to humans and to other players' bots, as a duplicate tournament would;
+    tests/games/test_seeds.py checks the default, which refuses that."""
+    settings.SEEDS_AT_SHARED_TABLES = True
+
+
+@pytest.fixture(autouse=True)
 def no_rate_limits(request: pytest.FixtureRequest, settings: Any) -> Iterator[None]:
     """Tests run unthrottled (a test of the limits sets its own rates), with fresh counters."""
     from django.core.cache import cache

@@ -261,6 +261,11 @@ LIVE_UPDATES_URL = env.str(
     default=CELERY_BROKER_URL if (CELERY_BROKER_URL or "").startswith(("redis://", "rediss://")) else "",
 )
 
+# Whoever knows a match's seed can compute every deal (C12), so by default a seeded match seats only its
+# creator, built-in bots and the creator's own bots. A service that deals the same cards to humans on
+# purpose (duplicate tournaments, tests) turns this on.
+SEEDS_AT_SHARED_TABLES = env.bool("SEEDS_AT_SHARED_TABLES", default=False)
+
 # Seconds /readyz waits for the broker before calling it unreachable.
 HEALTH_CHECK_TIMEOUT = env.float("HEALTH_CHECK_TIMEOUT", default=2.0)
 
