@@ -21,8 +21,9 @@ COPY tute_api ./tute_api
 COPY games ./games
 COPY players ./players
 COPY rooms ./rooms
-# collectstatic needs a SECRET_KEY to load the settings; this one only lives in this build step.
-RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
+# collectstatic needs a SECRET_KEY and a DATABASE_URL to load the settings; these only live in this
+# build step (collectstatic opens no database).
+RUN SECRET_KEY=collectstatic-only DATABASE_URL=sqlite:////tmp/unused.sqlite3 python manage.py collectstatic --noinput \
     && useradd --system --home-dir /app --no-create-home tute \
     && chown -R tute /app/var
 

@@ -15,6 +15,9 @@ threads = int(os.environ.get("WEB_THREADS", "8"))
 keepalive = 30
 graceful_timeout = 5
 os.environ.setdefault("DATABASE_POOL_SIZE", str(threads))
+# gunicorn 24+ opens a control socket under $HOME/.gunicorn/, which the image's user cannot write and
+# two servers on one machine would share; nothing here uses it (older versions ignore the name).
+control_socket_disable = True
 
 
 def post_worker_init(worker: object) -> None:

@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
-from django.http import HttpRequest
+
+from tute_api.admin_views import ReadOnlyMixin
 
 from .models import Event, Hand, Match, Seat
-
-
-class ReadOnlyMixin:
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class SeatInline(ReadOnlyMixin, admin.TabularInline):  # type: ignore[type-arg]

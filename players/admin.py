@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
-from django.http import HttpRequest
+
+from tute_api.admin_views import ReadOnlyMixin
 
 from .models import Player
 
 
 @admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class PlayerAdmin(ReadOnlyMixin, admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = ("username", "id", "created_at")
     search_fields = ("username",)
     readonly_fields = ("id", "username", "created_at")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

@@ -13,7 +13,7 @@ CONFIG_VARIABLES = (
     "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "DATABASE_URL",
     "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS",
     "SECURE_HSTS_INCLUDE_SUBDOMAINS", "SECURE_HSTS_PRELOAD", "USE_X_FORWARDED_PROTO", "LOG_LEVEL",
-    "HEALTH_CHECK_TIMEOUT", "TEST_DATABASE_NAME", "CELERY_QUEUE",
+    "HEALTH_CHECK_TIMEOUT", "TEST_DATABASE_NAME", "CELERY_QUEUE", "DATABASE_POOL_SIZE",
 )  # fmt: skip
 
 
@@ -63,6 +63,29 @@ def test_production_mode_refuses_the_development_secret_key():
     result = run_django("manage.py", "check", **env)
     assert result.returncode != 0
     assert "SECRET_KEY is the development key" in result.stderr
+
+
+def test_production_mode_refuses_to_start_without_a_database_url():
+    """Else it would serve from a SQLite file of its own, which nobody migrated, and say it is ready."""
+    env = production_env()
+    del env["DATABASE_URL"]
+    result = run_django("manage.py", "check", **env)
+    assert result.returncode != 0
+    assert "DATABASE_URL must be set when DEBUG is off" in result.stderr
+
+
+def test_a_database_url_that_names_no_database_is_refused_at_start():
+    for url in ("", "postgres//host/tute"):
+        result = run_django("manage.py", "check", DATABASE_URL=url)
+        assert result.returncode != 0
+        assert "DATABASE_URL is not a database URL" in result.stderr
+
+
+def test_with_a_pool_a_request_waits_for_a_connection_no_longer_than_one_takes_to_open():
+    expression = "settings.DATABASES['default']['OPTIONS']['pool']['timeout']"
+    config = {"DATABASE_URL": "postgres://tute@db.example:5432/tute", "DATABASE_POOL_SIZE": "4"}
+    assert print_setting(expression, **config) == "5"
+    assert print_setting(expression, **config | {"DATABASE_URL": config["DATABASE_URL"] + "?connect_timeout=2"}) == "2"
 
 
 def test_defaults_are_development_sqlite_under_var_and_eager_tasks():

@@ -88,11 +88,15 @@ if "DATABASE_URL" in env:
     DATABASES = {"default": env.db_url("DATABASE_URL")}
     if "TEST_DATABASE_NAME" in env:  # the database a test run creates and drops (default: test_<NAME>)
         DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_DATABASE_NAME")}
+elif not DEBUG:  # a production service on a SQLite file of its own would look ready and store nothing shared
+    raise ImproperlyConfigured("DATABASE_URL must be set when DEBUG is off.")
 else:
     VAR_DIR.mkdir(exist_ok=True)
     DATABASES = {"default": env.db_url_config(f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
     # A file, not memory, so a Celery worker subprocess can share the test database.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
+if not DATABASES["default"].get("ENGINE"):
+    raise ImproperlyConfigured("DATABASE_URL is not a database URL, e.g. postgres://user:password@host:5432/tute.")
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # libpq waits forever by default; fail within seconds instead (a URL's ?connect_timeout= wins).
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
@@ -107,7 +111,10 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # request that closes its connection (a long poll while it waits) takes it back cheaply.
 DATABASE_POOL_SIZE = env.int("DATABASE_POOL_SIZE", default=0)
 if DATABASE_POOL_SIZE and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_SIZE, "timeout": 10}
+    # A request waits for a connection as long as a connection may take to open: with the database
+    # down it answers 503 after the same few seconds as without a pool.
+    _wait = int(DATABASES["default"]["OPTIONS"]["connect_timeout"])
+    DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_SIZE, "timeout": _wait}
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
 
 # The cache holds the rate limits' counters: per process by default, shared with redis://….

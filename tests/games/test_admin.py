@@ -38,3 +38,4 @@ def test_matches_seats_and_events_are_shown_read_only(admin_client_: Client):
     assert admin_client_.get("/admin/games/match/add/").status_code == 403
     assert admin_client_.post(f"/admin/games/event/{event.pk}/delete/", {"post": "yes"}).status_code == 403
     assert admin_client_.get("/admin/players/player/").status_code == 200
+    assert admin_client_.post(f"/admin/players/player/{me.player.pk}/delete/", {"post": "yes"}).status_code == 403

@@ -1,0 +1,18 @@
+"""gunicorn.conf.py, read as gunicorn reads it: a name it does not know would be ignored silently."""
+
+import runpy
+
+from gunicorn.config import Config
+
+from tute_api.settings import BASE_DIR
+
+
+def test_every_setting_of_the_file_is_one_gunicorn_knows_and_the_control_socket_is_off(monkeypatch):
+    monkeypatch.setenv("DATABASE_POOL_SIZE", "8")  # the file sets it when unset; the test's change is undone
+    names = runpy.run_path(str(BASE_DIR / "gunicorn.conf.py"))
+    config = Config()
+    settings = {k: v for k, v in names.items() if not k.startswith("_") and k not in ("gc", "os")}
+    assert set(settings) - set(config.settings) == set()
+    for name, value in settings.items():
+        config.set(name, value)
+    assert config.worker_class_str == "gthread" and config.control_socket_disable is True
