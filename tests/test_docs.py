@@ -15,6 +15,14 @@ def test_schema_is_openapi_3_for_the_service(client: Client):
     assert schema["info"]["title"] == "tute-api"
 
 
+def test_every_operation_documents_the_503_of_a_database_out_of_reach(client: Client):
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    operations = [op for path in schema["paths"].values() for op in path.values()]
+    assert len(operations) > 20
+    for operation in operations:
+        assert "application/problem+json" in operation["responses"]["503"]["content"], operation["operationId"]
+
+
 def test_schema_defaults_to_yaml(client: Client):
     response = client.get("/api/schema/")
     assert response.status_code == 200

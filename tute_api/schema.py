@@ -34,16 +34,19 @@ _DESCRIPTIONS = {
     409: "A conflict with the match's current state (see `code`).",
     422: "A rule or a constraint refuses the request (see `code`, and `rule` or `field`).",
     429: "Too many requests (`throttled`); `Retry-After` says how long to wait.",
+    503: "The database cannot be reached, or gave up the transaction (`service_unavailable`); nothing was "
+    "changed. `Retry-After` says when to try again (an action with the same `Idempotency-Key`).",
 }
 
 
 def problems(*statuses: int, **descriptions: str) -> dict[Any, OpenApiResponse]:
-    """Problem-details responses for some statuses, for ``extend_schema(responses=...)``."""
+    """Problem-details responses for some statuses, and the 503 that any operation may answer, for
+    ``extend_schema(responses=...)``."""
     return {
         (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(
             ProblemSerializer, description=descriptions.get(f"s{status}", _DESCRIPTIONS[status])
         )
-        for status in statuses
+        for status in (*statuses, 503)
     }
 
 
