@@ -56,7 +56,7 @@ CREATE_VS_BOTS = OpenApiExample(
 )  # fmt: skip
 CREATE_WITH_FRIENDS = OpenApiExample(
     "With friends",
-    value={"variant": "dos", "seed": 42, "seats": [{"player": "me"}, {"open": True}]},
+    value={"variant": "dos", "seats": [{"player": "me"}, {"open": True}]},
     request_only=True,
 )
 MATCH_CREATED = OpenApiExample("Created", value=_VIEW, response_only=True, status_codes=["201"])
