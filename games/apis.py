@@ -316,10 +316,14 @@ class MatchRecordApi(APIView):
         operation_id="matches_record",
         summary="The full record of a match that is over",
         description="Every deal in full, every action and every event, unredacted: enough to replay the match "
-        "card by card. Any player may read the record of a match that is over; refused (403 `match_not_over`) "
-        "while the match is waiting or active, and 404 to anyone who does not sit at it.",
+        "card by card. Any player may read the record of a match that is over, seated or not. While the match "
+        "is waiting or active it is refused: 403 `match_not_over` to its players, 404 to anyone else.",
         parameters=[MATCH_ID],
-        responses={200: RecordSerializer, **problems(401, 403, 404, 429, s403="`match_not_over`.")},
+        responses={
+            200: RecordSerializer,
+            **problems(401, 403, 404, 429, s403="`match_not_over`.", s404="No such match, or one still played "
+                       "that is not the caller's (`not_found`)."),
+        },
         examples=[examples.RECORD],
         tags=["matches"],
     )

@@ -104,6 +104,12 @@ def match_record(*, membership: Membership) -> dict[str, Any]:
     }
 
 
+def moved_on(match: Match, *, since: int) -> bool:
+    """Whether the game moved after event ``since``: an event of the engine's came after it."""
+    later = Event.objects.filter(match=match, seq__gt=since).exclude(type__in=adapter.SERVICE_EVENTS)
+    return later.exists()
+
+
 def match_list(*, player: Player, status: str | None = None, variant: str | None = None) -> QuerySet[Match]:
     """The matches the player sits at or created, latest activity first, with ``my_seat``."""
     my_seat = Seat.objects.filter(match=OuterRef("pk"), player=player).values("number")[:1]

@@ -64,7 +64,8 @@ def _with_expected_seq(base: type[serializers.Serializer], name: str) -> type[se
             required=False,
             min_value=0,
             max_value=MAX_SEQ,
-            help_text="The `seq` the caller last saw; 409 `stale_seq` if the match has moved on.",
+            help_text="The `seq` the caller last saw; 409 `stale_seq` if the game has moved on since (a seat "
+            "disconnected or back, which changes no card, bid or turn, does not count).",
         ),
         "Meta": type("Meta", (), {"ref_name": name}),
     }

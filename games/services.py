@@ -189,11 +189,7 @@ def match_act(
         detail = "The match waits for players to join." if match.status == MatchStatus.WAITING else "The match is over."
         raise Conflict(f"{detail} It takes no actions (status {match.status}).", code=engine.Code.MATCH_NOT_ACTIVE)
     if expected_seq is not None and expected_seq != match.seq:
-        raise Conflict(
-            f"The match has moved on: it is at seq {match.seq}, not {expected_seq}.",
-            code=ErrorCode.STALE_SEQ,
-            seq=match.seq,
-        )
+        _check_expected_seq(match, expected_seq)
     state = adapter.state_of(match)
     try:
         events = engine.push(state, seat, action)
@@ -203,6 +199,18 @@ def match_act(
         turns.poll_action_record(player=player, match=match)  # a poll bot's move counts in its stats
     _record(match, state, events)
     return _reply(player, idempotency, Reply(200, adapter.match_body(match, seat, state)))
+
+
+def _check_expected_seq(match: Match, expected_seq: int) -> None:
+    """409 ``stale_seq`` unless the only events since ``expected_seq`` are the service's own (a seat
+    disconnected or back), which change no card, bid or turn: a presence blip fails no action."""
+    if expected_seq > match.seq:
+        detail = f"The match is at seq {match.seq}; there is no seq {expected_seq} yet."
+    elif selectors.moved_on(match, since=expected_seq):
+        detail = f"The match has moved on: it is at seq {match.seq}, not {expected_seq}."
+    else:
+        return
+    raise Conflict(detail, code=ErrorCode.STALE_SEQ, seq=match.seq)
 
 
 @transaction.atomic

@@ -300,12 +300,14 @@ class MatchReplayApi(APIView):
         operation_id="matches_replay",
         summary="The whole table after an event of a match that is over",
         description="Every hand face up, as the table stood right after event `seq`: step `seq` from 1 to "
-        "`last_seq` to watch the match card by card. Any player may replay a match that is over; refused "
-        "(403 `match_not_over`) while it is waiting or active.",
+        "`last_seq` to watch the match card by card. Any player may replay a match that is over, seated or "
+        "not. While it is waiting or active it is refused: 403 `match_not_over` to its players, 404 to "
+        "anyone else.",
         parameters=[MATCH_ID, QuerySerializer],
         responses={
             200: ReplaySerializer,
-            **problems(400, 401, 403, 404, 422, 429, s403="`match_not_over`.", s422="`seq_out_of_range`."),
+            **problems(400, 401, 403, 404, 422, 429, s403="`match_not_over`.", s422="`seq_out_of_range`.",
+                       s404="No such match, or one still played that is not the caller's (`not_found`)."),
         },
         examples=[REPLAY],
         tags=["matches"],

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from games import engine
 from games.models import Event, Match
@@ -106,6 +108,36 @@ def test_a_stale_expected_seq_is_409_with_the_current_seq():
     assert body["seq"] == view["seq"]
     assert snapshot(table) == before
     assert table.seats[turn].post(table.url("/actions"), {**action, "expected_seq": view["seq"]}).status_code == 200
+
+
+def test_a_seat_that_disconnects_and_comes_back_makes_no_action_stale():
+    """Presence events take a seq but change no card, bid or turn; a move does make it stale."""
+    from rooms import presence
+
+    table = human_table("dos", {}, seed=2)
+    turn = table.view(0)["hand"]["turn"]
+    seen = table.view(turn)["seq"]
+    now = timezone.now()
+    presence.presences_create(now=now)
+    later = now + timedelta(seconds=presence.timings_of(table.match_id).presence_timeout + 1)
+    assert presence.seat_disconnect(match_id=table.match_id, seat=1 - turn, now=later)
+    assert presence.seat_reconnect(match_id=table.match_id, player_id=table.seats[1 - turn].player.pk, now=later)
+    assert table.view(turn)["seq"] == seen + 2
+    action = {**table.view(turn)["legal_actions"][0], "expected_seq": seen}
+    assert table.seats[turn].post(table.url("/actions"), action).status_code == 200
+    other = table.view(1 - turn)  # the second card of the trick, after a move since `seen`
+    late = {**other["legal_actions"][0], "expected_seq": seen}
+    body = problem(table.seats[1 - turn].post(table.url("/actions"), late), 409, "stale_seq")
+    assert body["seq"] == other["seq"] and "moved on" in body["detail"]
+
+
+def test_an_expected_seq_ahead_of_the_match_is_stale_and_says_so():
+    table = human_table("dos", {}, seed=2)
+    turn = table.view(0)["hand"]["turn"]
+    view = table.view(turn)
+    action = {**view["legal_actions"][0], "expected_seq": view["seq"] + 3}
+    body = problem(table.seats[turn].post(table.url("/actions"), action), 409, "stale_seq")
+    assert body["seq"] == view["seq"] and "no seq" in body["detail"]
 
 
 def auction_turn(state: engine.State, seat: int, view: dict[str, Any]) -> dict[str, Any] | None:
