@@ -315,4 +315,4 @@ class MatchReplayApi(APIView):
     def get(self, request: Request, match_id: UUID) -> Response:
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        return Response(replays.replay_at(match_id=match_id, seq=query.validated_data["seq"]))
+        return Response(replays.replay_at(match_id=match_id, seq=query.validated_data["seq"], player=request.user))

@@ -1,7 +1,8 @@
 """Replays of matches that are over: the whole table after any event of the log, card by card.
 
 Anyone authenticated may replay a finished or cancelled match (its history is public once it is
-over); an active match is refused (403 ``match_not_over``): hidden information must hold.
+over); a match still played is refused (403 ``match_not_over`` to its players, 404 to anyone else):
+hidden information must hold.
 The log also holds the service's own events (``games.adapter.SERVICE_EVENTS``: presence, the turn
 clock, a bot's fallback marker, a cancellation), which the engine neither reads nor counts: a log
 seq is mapped to the number of engine events at or before it.
@@ -12,10 +13,11 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from games import adapter, engine
+from games import adapter, engine, selectors
 from games.models import Event, Match, MatchStatus
+from players.models import Player
 
-from .errors import ErrorCode, Forbidden, NotFound, Unprocessable
+from .errors import ErrorCode, Forbidden, Unprocessable
 
 
 def engine_count(types: list[str], seq: int) -> int:
@@ -23,21 +25,20 @@ def engine_count(types: list[str], seq: int) -> int:
     return sum(1 for kind in types[:seq] if kind not in adapter.SERVICE_EVENTS)
 
 
-def match_over(match_id: UUID) -> Match:
-    """A match that is over, whoever asks; 404 if none, 403 ``match_not_over`` if it is not over."""
-    match = Match.objects.defer("state").filter(pk=match_id).first()
-    if match is None:
-        raise NotFound()
-    if match.status not in (MatchStatus.FINISHED, MatchStatus.CANCELLED):
+def match_over(match_id: UUID, player: Player) -> Match:
+    """A match that is over, whoever asks; 404 if none, or if it is still played and not the caller's
+    (as the record, ``games.selectors.match_membership_or_over``), 403 ``match_not_over`` to its players."""
+    membership = selectors.match_membership_or_over(match_id=match_id, player=player)
+    if membership.match.status not in (MatchStatus.FINISHED, MatchStatus.CANCELLED):
         raise Forbidden(
             "A replay shows every hand: it is available once the match is over.", code=ErrorCode.MATCH_NOT_OVER
         )
-    return match
+    return membership.match
 
 
-def replay_at(*, match_id: UUID, seq: int) -> dict[str, Any]:
+def replay_at(*, match_id: UUID, seq: int, player: Player) -> dict[str, Any]:
     """The whole table (every hand face up) right after event ``seq`` of a match that is over."""
-    match = match_over(match_id)
+    match = match_over(match_id, player)
     rows = list(Event.objects.filter(match=match).order_by("seq"))
     if not 1 <= seq <= len(rows):
         raise Unprocessable(
@@ -46,6 +47,8 @@ def replay_at(*, match_id: UUID, seq: int) -> dict[str, Any]:
     engine_events = adapter.log_of(rows)
     count = engine_count([row.type for row in rows], seq)
     table = engine.table_after(match.variant, match.options, engine_events, count) if count else None
+    if table is not None and any(row.type == "match_cancelled" for row in rows[:seq]):
+        table["status"] = MatchStatus.CANCELLED.value  # the service's event, which the engine never sees
     return {
         "id": str(match.id),
         "variant": match.variant,

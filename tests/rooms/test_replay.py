@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
 import pytest
 from django.test import TestCase
+from django.utils import timezone
 
 from games import engine, services
 from games.models import Event, Match
-from tests.games.helpers import choose, new_player
+from rooms import presence
+from tests.games.helpers import choose, human_table, new_player
 
 pytestmark = pytest.mark.django_db
 
@@ -73,9 +76,27 @@ def test_the_record_of_a_match_that_is_over_is_readable_by_anyone_and_an_active_
     url = f"/api/v1/matches/{created['id']}"
     stranger = new_player("stranger")
     assert stranger.get(f"{url}/record").status_code == 404, "an active match stays private"
-    assert stranger.get(f"{url}/replay", {"seq": 1}).json()["code"] == "match_not_over"
+    assert stranger.get(f"{url}/replay", {"seq": 1}).status_code == 404, "as the record"
     assert me.get(f"{url}/record").json()["code"] == "match_not_over"
+    assert me.get(f"{url}/replay", {"seq": 1}).json()["code"] == "match_not_over"
     play_to_the_end(me, created["id"])
     record = stranger.get(f"{url}/record")
     assert record.status_code == 200 and record.json()["status"] == "finished"
     assert stranger.get(url).status_code == 404, "the record and replays are public, not the match's live view"
+
+
+def test_a_match_cancelled_while_played_replays_as_cancelled_from_its_cancellation_on():
+    table = human_table("dos", {})
+    now = timezone.now()
+    presence.presences_create(now=now)
+    timings = presence.timings_of(table.match_id)
+    gone = now + timedelta(seconds=timings.presence_timeout + 1)
+    assert presence.seat_disconnect(match_id=table.match_id, seat=1, now=gone)
+    seq = Match.objects.get(pk=table.match_id).seq
+    later = gone + timedelta(seconds=timings.reconnect_grace + 1)
+    assert presence.grace_expire(match_id=table.match_id, seat=1, seq=seq, now=later)
+    stranger = new_player("stranger")
+    url = f"/api/v1/matches/{table.match_id}/replay"
+    before, last = stranger.get(url, {"seq": seq}).json(), stranger.get(url, {"seq": seq + 1}).json()
+    assert last["event"]["type"] == "match_cancelled" and last["last_seq"] == seq + 1
+    assert before["table"]["status"] == "active" and last["table"]["status"] == "cancelled"
