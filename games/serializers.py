@@ -164,7 +164,9 @@ class MatchCreateInputSerializer(serializers.Serializer):
 
 
 class MatchJoinInputSerializer(serializers.Serializer):
-    invite_code = serializers.CharField(min_length=1, max_length=64, help_text="The code shown to the match's players.")
+    invite_code = serializers.CharField(
+        min_length=1, max_length=64, help_text="The code shown to the match's players, in either case."
+    )
     seat = serializers.IntegerField(required=False, min_value=0, max_value=7, help_text="Default: the first open seat.")
 
 

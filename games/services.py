@@ -130,13 +130,14 @@ def match_join(
     match = _locked(match_id)
     if turns.retired_bot(player.pk):  # retired while this request was on its way: its token is gone
         raise Forbidden("A retired bot takes no seat.", code=ErrorCode.UNKNOWN_BOT)
-    if not match.invite_code or not secrets.compare_digest(match.invite_code.encode(), invite_code.encode()):
+    typed = invite_code.lower().encode()  # as a person reads it out: in either case
+    if not match.invite_code or not secrets.compare_digest(match.invite_code.encode(), typed):
         raise Forbidden("That is not the match's invite code.", code=ErrorCode.INVALID_INVITE_CODE)
+    if adapter.seat_in(match.seating, player.pk) is not None:
+        raise Conflict("You already sit at this match.", code=ErrorCode.ALREADY_SEATED)
     if match.status != MatchStatus.WAITING:
         raise Conflict(f"The match is {match.status}; it has no open seat.", code=ErrorCode.MATCH_NOT_WAITING)
     seats = selectors.seats_of(match)
-    if adapter.seat_in(match.seating, player.pk) is not None:
-        raise Conflict("You already sit at this match.", code=ErrorCode.ALREADY_SEATED)
     open_seats = [s for s in seats if s.kind == "open"]
     if seat is None:
         if not open_seats:

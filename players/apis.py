@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from uuid import UUID
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
@@ -25,6 +26,16 @@ from .services import (
 )
 
 USERNAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{2,29}$"
+USERNAME_RULE = "3–30 letters, digits, `_`, `.` or `-`, starting with a letter or digit"
+
+
+class NameField(serializers.RegexField):
+    """A username: a JSON string only (DRF would take the number 1234 as the name "1234")."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
 
 
 class PlayerOutputSerializer(serializers.Serializer):
@@ -50,10 +61,10 @@ class PlayerCreateApi(APIView):
     permission_classes = [AllowAny]
 
     class InputSerializer(serializers.Serializer):
-        username = serializers.RegexField(
+        username = NameField(
             USERNAME_PATTERN,
-            help_text="3–30 letters, digits, `_`, `.` or `-`, starting with a letter or digit; unique "
-            "regardless of case.",
+            help_text=f"{USERNAME_RULE}; unique regardless of case.",
+            error_messages={"invalid": f"A username is {USERNAME_RULE}."},
         )
 
     @extend_schema(
@@ -200,7 +211,11 @@ class BotsApi(APIView):
     """``GET``: the caller's bots; ``POST``: register a bot."""
 
     class BotInputSerializer(serializers.Serializer):
-        name = serializers.RegexField(USERNAME_PATTERN, help_text="The bot's username, as for a player.")
+        name = NameField(
+            USERNAME_PATTERN,
+            help_text="The bot's username, as for a player.",
+            error_messages={"invalid": f"A bot's name is {USERNAME_RULE}."},
+        )
         delivery = serializers.ChoiceField(choices=BotDelivery.choices)
         webhook_url = serializers.CharField(
             required=False, max_length=500, help_text="With `webhook`: the http(s) URL the turns are POSTed to."

@@ -129,9 +129,11 @@ def test_a_match_with_open_seats_waits_and_starts_when_the_last_seat_is_taken():
     problem(second.post(f"{url}/join", {"invite_code": "é" * 3}), 403, "invalid_invite_code")  # not a 500
     problem(second.post(f"{url}/join", {"invite_code": created["invite_code"], "seat": 1}), 409, "seat_taken")
     problem(second.post(f"{url}/join", {"invite_code": created["invite_code"], "seat": 3}), 422, "invalid_seats")
-    started = second.post(f"{url}/join", {"invite_code": created["invite_code"], "seat": 2}).json()
+    as_read_out = created["invite_code"].upper()  # a code is taken in either case
+    started = second.post(f"{url}/join", {"invite_code": as_read_out, "seat": 2}).json()
     assert started["status"] == "active" and started["my_seat"] == 2 and len(started["my_hand"]) == 12
     assert started["invite_code"] is None
+    problem(first.post(f"{url}/join", {"invite_code": created["invite_code"]}), 409, "already_seated")
 
     late = new_player()
     problem(late.post(f"{url}/join", {"invite_code": created["invite_code"]}), 409, "match_not_waiting")
@@ -163,7 +165,7 @@ def test_the_creator_may_cancel_a_waiting_match_and_then_read_its_record():
     assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled"
     validate("Match", cancelled.json())
     problem(host.post(f"{url}/cancel"), 409, "match_not_waiting")
-    problem(guest.post(f"{url}/join", {"invite_code": created["invite_code"]}), 409, "match_not_waiting")
+    problem(new_player().post(f"{url}/join", {"invite_code": created["invite_code"]}), 409, "match_not_waiting")
     events = guest.get(f"{url}/events").json()
     assert [e["type"] for e in events] == ["match_cancelled"]
     record = guest.get(f"{url}/record")

@@ -45,10 +45,17 @@ def test_usernames_are_unique_regardless_of_case(name):
     assert Player.objects.count() == 1
 
 
-@pytest.mark.parametrize("name", ["", "ab", "a" * 31, "ana maría", "-ana", "ana\x00", 42, None, ["ana"]])
+@pytest.mark.parametrize("name", ["", "ab", "a" * 31, "ana maría", "-ana", "ana\x00", 42, 1234, None, ["ana"]])
 def test_bad_usernames_are_refused_with_400(name):
     body = problem(create(APIClient(), name), 400, "invalid")
     assert "username" in body["errors"]
+    assert not Player.objects.exists()
+
+
+def test_a_refused_username_is_told_what_a_username_is():
+    body = problem(create(APIClient(), "ab"), 400, "invalid")
+    assert body["errors"]["username"] == ["A username is 3–30 letters, digits, `_`, `.` or `-`, starting with a "
+                                          "letter or digit."]  # fmt: skip
 
 
 def test_bad_json_is_a_400_parse_error():
