@@ -81,7 +81,7 @@ class WaitQuerySerializer(serializers.Serializer):
         min_value=0,
         max_value=selectors.MAX_WAIT_SECONDS,
         help_text="Whole seconds to wait for the match to move past `after` before answering (a long poll); "
-        "0 by default. A match that is over answers at once.",
+        "0 by default. Without `after`, or for a match that is over, it answers at once.",
     )
 
 
