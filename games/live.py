@@ -103,12 +103,16 @@ class RedisBroker:
         """Start the listener if it is not running, and wait (a little) until it listens, so that
         news published after ``subscribe`` returns is heard."""
         with self._lock:
-            if self._listener is None or not self._listener.is_alive():
+            starting = self._listener is None or not self._listener.is_alive()
+            if starting:
                 self._listener = threading.Thread(target=self._listen, name="live-updates", daemon=True)
                 self._listener.start()
-        self._listening.wait(timeout)  # Redis down: waiters time out and read again
+        # Only a listener just started is waited for: one that runs but does not listen has lost Redis,
+        # and each waiter would lose the timeout again; waiters then time out and read again.
+        self._listening.wait(timeout if starting else 0)
 
     def _listen(self) -> None:
+        pause = 0.5  # before listening again; doubles while Redis stays away, up to 8 s
         while True:
             pubsub = self._client.pubsub()
             try:
@@ -117,6 +121,7 @@ class RedisBroker:
                 if confirmed is None or confirmed["type"] != "psubscribe":
                     raise ConnectionError(f"no confirmation of the subscription: {confirmed!r}")
                 self._listening.set()
+                pause = 0.5
                 while True:
                     message = pubsub.get_message(timeout=30)  # a timeout lets redis-py check the connection
                     if message is not None and message["type"] == "pmessage":
@@ -127,7 +132,8 @@ class RedisBroker:
             finally:
                 self._listening.clear()
                 pubsub.close()
-            time.sleep(0.5)
+            time.sleep(pause)
+            pause = min(pause * 2, 8.0)
 
 
 _broker: LocalBroker | RedisBroker | None = None

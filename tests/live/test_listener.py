@@ -47,3 +47,15 @@ def test_a_waiter_hears_news_published_right_after_it_subscribed(redis_url: str)
         with server.subscribe(channel) as subscription:
             elsewhere.publish(channel)
             assert subscription.wait(2)
+
+
+def test_with_redis_gone_only_the_listeners_start_is_waited_for() -> None:
+    """Each long poll would otherwise wait two seconds for a listener that cannot listen."""
+    down = live.RedisBroker(f"redis://127.0.0.1:{services.free_port()}/0")
+    waits: list[float] = []
+    real_wait = down._listening.wait
+    down._listening.wait = lambda timeout=None: waits.append(timeout) or real_wait(timeout)  # type: ignore[method-assign]
+    for _ in range(3):
+        with down.subscribe(live.match_channel(uuid.uuid4())) as subscription:
+            assert subscription.wait(0) is False
+    assert waits == [2.0, 0, 0]
