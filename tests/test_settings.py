@@ -30,6 +30,7 @@ def production_env() -> dict[str, str]:
         "SECRET_KEY": secrets.token_urlsafe(50),
         "ALLOWED_HOSTS": "tute.example.com",
         "DATABASE_URL": "sqlite:////tmp/tute-api-deploy-check.sqlite3",
+        "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
     }
 
 
@@ -46,6 +47,14 @@ def test_production_mode_passes_check_deploy_with_no_warnings():
     assert "System check identified no issues" in result.stdout
     assert "WARNING" not in result.stdout + result.stderr
     assert "ERROR" not in result.stdout + result.stderr
+
+
+def test_check_deploy_warns_of_a_production_service_without_a_broker():
+    env = production_env()
+    del env["CELERY_BROKER_URL"]
+    result = run_django("manage.py", "check", "--deploy", "--fail-level", "WARNING", **env)
+    assert result.returncode != 0
+    assert "tute.W001" in result.stdout + result.stderr
 
 
 def test_production_mode_refuses_to_start_without_a_secret_key():
