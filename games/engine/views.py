@@ -59,6 +59,8 @@ def table(state: State) -> dict[str, Any]:
     out = view(state, None)
     out["hand"]["hands"] = [codes(h) for h in state.hands]
     out["hand"]["stock"] = [CODES[c] for c in reversed(state.stock)]
+    if len(state.trick) == state.players:  # a replay's step between the last card and the trick taken
+        out["hand"]["turn"] = None
     return out
 
 

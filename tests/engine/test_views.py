@@ -185,6 +185,8 @@ def test_table_after_shows_a_finished_match_event_by_event(variant: str, options
         elif event["type"] == "card_played":
             assert shown["trick"][-1] == {"seat": event["seat"], "card": data["card"]}
             assert data["card"] not in shown["hands"][event["seat"]]
+            full = len(shown["trick"]) == len(shown["hands"])
+            assert (shown["turn"] is None) == full, "nobody is to play while the last card lies on the trick"
         elif event["type"] == "trick_won":
             assert shown["trick"] == [] and shown["last_trick"] == data["trick"]
         elif event["type"] == "draw":
