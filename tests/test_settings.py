@@ -5,6 +5,7 @@ import secrets
 import subprocess
 import sys
 
+import pytest
 from django.conf import settings
 
 from tute_api.settings import BASE_DIR
@@ -57,12 +58,14 @@ def test_check_deploy_warns_of_a_production_service_without_a_broker():
     assert "tute.W001" in result.stdout + result.stderr
 
 
-def test_production_mode_refuses_to_start_without_a_secret_key():
+@pytest.mark.parametrize("variable", ["SECRET_KEY", "DATABASE_URL"])
+def test_production_mode_refuses_to_start_without_a_secret_key_or_a_database_url(variable: str):
+    """Without a DATABASE_URL it would serve from a SQLite file of its own, which nobody migrated."""
     env = production_env()
-    del env["SECRET_KEY"]
+    del env[variable]
     result = run_django("manage.py", "check", **env)
     assert result.returncode != 0
-    assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
+    assert f"{variable} must be set when DEBUG is off" in result.stderr
 
 
 def test_production_mode_refuses_the_development_secret_key():
@@ -72,15 +75,6 @@ def test_production_mode_refuses_the_development_secret_key():
     result = run_django("manage.py", "check", **env)
     assert result.returncode != 0
     assert "SECRET_KEY is the development key" in result.stderr
-
-
-def test_production_mode_refuses_to_start_without_a_database_url():
-    """Else it would serve from a SQLite file of its own, which nobody migrated, and say it is ready."""
-    env = production_env()
-    del env["DATABASE_URL"]
-    result = run_django("manage.py", "check", **env)
-    assert result.returncode != 0
-    assert "DATABASE_URL must be set when DEBUG is off" in result.stderr
 
 
 def test_a_database_url_that_names_no_database_is_refused_at_start():
