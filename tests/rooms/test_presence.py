@@ -9,17 +9,19 @@ from datetime import timedelta
 from unittest import mock
 
 import pytest
-from django.db import connection, connections
+from django.db import OperationalError, connection, connections
 from django.test import TestCase
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from games import selectors
 from games.models import Event, Match
 from players.models import BotCall
 from rooms import presence
 from rooms.models import Presence
 from tests import services
 from tests.games.helpers import Api, new_player
+from tests.problems import problem
 
 pytestmark = pytest.mark.django_db
 
@@ -95,6 +97,44 @@ def test_a_late_or_duplicated_grace_task_does_nothing():
     assert Match.objects.get(pk=match_id).status == "active"
 
 
+def test_a_grace_task_of_an_earlier_disconnection_does_not_cancel_a_later_one():
+    room, (host, friend) = friends_match(presence_timeout=2, reconnect_grace=5)
+    match_id = room["match"]["id"]
+    t0 = timezone.now()
+    Presence.objects.filter(match_id=match_id).update(last_seen=t0)
+    assert presence.seat_disconnect(match_id=match_id, seat=1, now=t0 + timedelta(seconds=3))
+    first = Presence.objects.get(match_id=match_id, seat=1).disconnected_seq
+    assert presence.touch(match_id=match_id, player_id=friend.player.pk, now=t0 + timedelta(seconds=4))
+    assert presence.seat_disconnect(match_id=match_id, seat=1, now=t0 + timedelta(seconds=7))
+    second = Presence.objects.get(match_id=match_id, seat=1).disconnected_seq
+    assert second != first
+    late = t0 + timedelta(seconds=13)  # both graces are over
+    assert not presence.grace_expire(match_id=match_id, seat=1, seq=first, now=late)
+    assert Match.objects.get(pk=match_id).status == "active"
+    assert presence.grace_expire(match_id=match_id, seat=1, seq=second, now=late)
+    assert Match.objects.get(pk=match_id).status == "cancelled"
+
+
+def test_a_seat_heard_from_within_the_presence_timeout_is_not_disconnected():
+    room, _ = friends_match(presence_timeout=2, reconnect_grace=5)
+    match_id = room["match"]["id"]
+    t0 = timezone.now()
+    Presence.objects.filter(match_id=match_id).update(last_seen=t0)
+    assert not presence.seat_disconnect(match_id=match_id, seat=1, now=t0 + timedelta(seconds=1))
+    assert Presence.objects.get(match_id=match_id, seat=1).disconnected_at is None
+    assert "seat_disconnected" not in types(match_id)
+
+
+def test_a_call_the_server_fails_does_not_count_as_presence(monkeypatch):
+    room, (host, friend) = friends_match(presence_timeout=20)
+    match_id = room["match"]["id"]
+    old = timezone.now() - timedelta(seconds=30)
+    Presence.objects.filter(match_id=match_id).update(last_seen=old)
+    monkeypatch.setattr(selectors, "match_events", mock.Mock(side_effect=OperationalError("connection lost")))
+    problem(friend.get(f"/api/v1/matches/{match_id}/events", {"after": 0}), 503, "service_unavailable")
+    assert Presence.objects.get(match_id=match_id, seat=1).last_seen == old
+
+
 def test_any_call_on_the_match_counts_as_presence():
     room, (host, friend) = friends_match(presence_timeout=20, reconnect_grace=60)
     match_id = room["match"]["id"]
@@ -136,6 +176,14 @@ def test_the_turn_clock_plays_a_level_2_move_and_marks_it():
     assert rows[0].type == "turn_timed_out" and rows[0].seat == turn
     assert rows[1].type == "card_played" and rows[1].seat == turn
     assert rows[1].data["card"] == rows[0].data["action"]["card"]
+
+
+def test_a_turn_clock_that_has_not_run_out_plays_nothing():
+    room, _ = friends_match(turn_seconds=5)
+    match = Match.objects.get(pk=room["match"]["id"])
+    early = match.updated_at + timedelta(seconds=4)
+    assert not presence.turn_clock_expire(match_id=match.pk, seq=match.seq, now=early)
+    assert Match.objects.get(pk=match.pk).seq == match.seq and "turn_timed_out" not in types(match.pk)
 
 
 def test_a_turn_clock_never_runs_out_on_a_match_of_one_human_against_bots():
