@@ -7,6 +7,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 
 from games.tasks import ping
+from tests import services
 from tests.worker_tasks import create_group
 from tute_api.celery import app
 
@@ -33,7 +34,7 @@ def test_ping_task_is_autodiscovered_and_answers_pong():
 @pytest.mark.django_db(transaction=True)
 def test_worker_runs_an_enqueued_task(celery_worker):
     if not settings.CELERY_RESULT_BACKEND:
-        pytest.skip("NO RESULT BACKEND: set CELERY_RESULT_BACKEND to read task results.")
+        services.missing("NO RESULT BACKEND: set CELERY_RESULT_BACKEND to read task results.")
     assert ping.delay().get(timeout=20) == "pong"
 
 

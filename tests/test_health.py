@@ -7,6 +7,8 @@ import pytest
 from django.conf import settings
 from django.db import OperationalError
 
+from tests import services
+
 
 def closed_port() -> int:
     """A loopback port nothing listens on."""
@@ -43,7 +45,7 @@ def test_readyz_is_ready_without_a_broker(client, settings):
 @pytest.mark.django_db
 def test_readyz_checks_the_configured_broker(client):
     if not settings.CELERY_BROKER_URL:
-        pytest.skip("NO BROKER CONFIGURED: set CELERY_BROKER_URL to check /readyz against it.")
+        services.missing("NO BROKER CONFIGURED: set CELERY_BROKER_URL to check /readyz against it.")
     response = client.get("/readyz")
     assert response.status_code == 200, response.json()
     assert response.json()["checks"] == {"database": "ok", "cache": "ok", "broker": "ok", "live_updates": "ok"}
