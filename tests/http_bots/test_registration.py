@@ -118,6 +118,18 @@ def test_every_address_a_name_resolves_to_is_checked(settings):
     assert created.json()["webhook_url"] == "https://bots.example.com/tute"
 
 
+@pytest.mark.parametrize("family, address", [(socket.AF_INET, "224.0.0.1"), (socket.AF_INET6, "ff0e::1")])
+def test_a_name_resolving_to_a_multicast_address_is_refused(settings, family, address):
+    """Global-scope multicast counts as global to ``ipaddress``, but no bot listens there."""
+    settings.BOT_WEBHOOK_ALLOW_PRIVATE = False
+    owner = new_player()
+    with mock.patch("socket.getaddrinfo", return_value=[(family, socket.SOCK_STREAM, 6, "", (address, 80))]):
+        body = problem(owner.post("/api/v1/bots/", {"name": "multicast", "delivery": "webhook",
+                                                    "webhook_url": "http://bots.example.com/"}),
+                       422, "webhook_address_not_allowed")  # fmt: skip
+    assert body["address"] == address
+
+
 def test_a_host_that_does_not_resolve_is_refused():
     owner = new_player()
     with mock.patch("socket.getaddrinfo", side_effect=socket.gaierror("no such host")):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 from typing import Any
 from unittest import mock
 
@@ -81,12 +82,13 @@ def play_until_the_bot_has_been_called(human: Any, match: dict[str, Any], calls:
         (lambda p: (200, b"[1, 2]", 0.0), "error", "not an action"),
         (lambda p: (500, b"{}", 0.0), "error", "HTTP 500"),
         (lambda p: (302, b"", 0.0), "error", "redirects are not followed"),
-        (lambda p: (200, b'{"type": "play", "card": "Z9"}', 0.0), "illegal", ""),
+        (lambda p: (200, json.dumps(p["legal_actions"][0]).encode().ljust(65537), 0.0), "error", "longer than 65536"),
+        (lambda p: (200, b'{"type": "play", "card": "Z9"}', 0.0), "illegal", "invalid_action: 'Z9' is not a card"),
         (lambda p: (200, b'{"type": "bid", "amount": 70}', 0.0), "illegal", "action_not_allowed_now"),
-        (lambda p: (200, json.dumps(p["legal_actions"][0]).encode(), 0.6), "timeout", ""),
+        (lambda p: (200, json.dumps(p["legal_actions"][0]).encode(), 0.6), "timeout", "reply within 300 ms"),
     ],
-    ids=["not-json", "json-too-deep", "not-an-action", "a-list", "http-500", "redirect", "bad-card", "wrong-phase",
-         "late"],  # fmt: skip
+    ids=["not-json", "json-too-deep", "not-an-action", "a-list", "http-500", "redirect", "too-long", "bad-card",
+         "wrong-phase", "late"],  # fmt: skip
 )
 def test_a_bad_reply_is_replaced_by_a_level_2_move_logged_and_counted(
     receiver: Receiver, respond, reason, detail, caplog
@@ -139,6 +141,39 @@ def test_an_unreachable_webhook_is_an_error_and_the_match_goes_on():
     assert fallbacks and all(f.data["reason"] == "error" for f in fallbacks)
     assert Match.objects.get(pk=match["id"]).status == "finished"
     assert bot.owner.get(f"/api/v1/bots/{bot.id}/stats").json()["errors"] == len(fallbacks)
+
+
+def test_the_address_is_checked_again_at_each_call(receiver: Receiver, settings):
+    """A bot registered while loopback webhooks were allowed is refused them once they are not:
+    no call goes out, and each turn is an error replaced by a fallback."""
+    bot = register("webhook", webhook_url=receiver.url)
+    settings.BOT_WEBHOOK_ALLOW_PRIVATE = False
+    match = start(bot.owner, [{"bot": bot.id}, {"bot": "level-1"}])
+    assert Match.objects.get(pk=match["id"]).status == "finished" and not receiver.calls
+    calls = BotCall.objects.filter(bot_id=bot.id)
+    assert calls and all(c.outcome == "error" and "not a public address" in c.detail for c in calls)
+
+
+def test_the_call_connects_to_the_address_that_was_checked(receiver: Receiver):
+    """A name resolved and checked is not resolved again to connect (DNS rebinding): the call goes
+    to the checked address, with the name in its Host header."""
+    resolve, lookups = socket.getaddrinfo, []
+
+    def getaddrinfo(host: str, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host != "bot.invalid":
+            return resolve(host, port, *args, **kwargs)
+        lookups.append(host)
+        if len(lookups) > 1:
+            raise socket.gaierror("now it resolves elsewhere")
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+
+    receiver.respond = lambda p: (200, b"{}", 0.0)
+    port = receiver.server.server_port
+    with mock.patch("socket.getaddrinfo", getaddrinfo):
+        reply = webhooks.post(f"http://bot.invalid:{port}/turn", {"x": 1}, secret="s", timeout_ms=2000,
+                              allow_private=True)  # fmt: skip
+    assert reply.outcome == "ok", reply
+    assert lookups == ["bot.invalid"] and receiver.calls[0].headers["Host"] == f"bot.invalid:{port}"
 
 
 def test_a_webhook_url_that_cannot_be_sent_is_an_error_and_the_match_goes_on():
