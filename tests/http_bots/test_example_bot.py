@@ -6,8 +6,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import socket
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from types import ModuleType
+from typing import Any
+from unittest import mock
 
 import pytest
 from django.conf import settings
@@ -47,8 +52,24 @@ def test_the_example_bot_plays_a_match_by_polling(live_server, capsys):
 def test_the_example_bot_waits_when_it_is_throttled(live_server, capsys, settings):
     """A bot that answers at once is over a low rate within a second: it waits the Retry-After it is given."""
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": None, "player": "5/s"}}
-    result = run(capsys, ["--server", live_server.url, "--seconds", "120", "poll"])
+    sent: list[float] = []  # when each of the bot's requests went out
+    throttled: list[tuple[int, float, float]] = []  # (index of the next request, when the 429 came, its Retry-After)
+    urlopen = urllib.request.urlopen
+
+    def spy(request: Any, timeout: float) -> Any:
+        sent.append(time.monotonic())
+        try:
+            return urlopen(request, timeout=timeout)
+        except urllib.error.HTTPError as error:
+            if error.code == 429:
+                throttled.append((len(sent), time.monotonic(), float(error.headers["Retry-After"])))
+            raise
+
+    with mock.patch.object(urllib.request, "urlopen", spy):
+        result = run(capsys, ["--server", live_server.url, "--seconds", "120", "poll"])
     assert result["status"] == "finished"
+    assert throttled, "the bot was throttled"
+    assert all(sent[then] - at >= wait for then, at, wait in throttled), "each 429 was waited out before a retry"
 
 
 def test_the_example_bot_plays_a_match_by_webhook(live_server, capsys):

@@ -53,7 +53,7 @@ def test_a_registered_bot_takes_a_seat_and_plays_its_turns_through_the_actions_e
         assert acted.status_code == 200, acted.content
         stale = bot.bot.post(f"/api/v1/matches/{turn['match_id']}/actions",
                              {**turn["legal_actions"][-1], "expected_seq": turn["seq"]})  # fmt: skip
-        assert stale.status_code in (409, 422)
+        assert problem(stale, 409, "stale_seq")["seq"] == acted.json()["seq"], "the same action again is stale"
     assert Match.objects.get(pk=match["id"]).seq > match["seq"] + 20
 
 

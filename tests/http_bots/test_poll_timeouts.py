@@ -98,16 +98,26 @@ def test_a_stale_expiry_does_nothing():
     assert list(BotCall.objects.filter(bot_id=bot.id).values_list("outcome", flat=True)) == ["ok"]
 
 
+def until_the_humans_turn(bot: Any, match_id: str) -> Match:
+    """The bot (seat 0) plays its first legal action until the human (seat 1) is to act."""
+    for _ in range(20):
+        match = Match.objects.get(pk=match_id)
+        if match.turn == 1:
+            return match
+        (turn,) = bot.bot.get("/api/v1/me/turns").json()["turns"]
+        acted = bot.bot.post(f"/api/v1/matches/{match_id}/actions", {**turn["legal_actions"][0],
+                                                                     "expected_seq": turn["seq"]})  # fmt: skip
+        assert acted.status_code == 200, acted.content
+    raise AssertionError("the human never got a turn")
+
+
 def test_no_expiry_for_a_turn_that_is_not_a_poll_bots():
     bot = register("poll", timeout_ms=100)
     human, match_id = vs_human(bot.id)
     waiting = until_the_bots_turn(human, match_id)
-    (turn,) = bot.bot.get("/api/v1/me/turns").json()["turns"]
-    bot.bot.post(f"/api/v1/matches/{match_id}/actions", turn["legal_actions"][0])
-    now = Match.objects.get(pk=match_id)
-    if now.turn == 1:  # the human's turn: never expired
-        backdate(match_id, 60)
-        assert turns.poll_turn_expire(match_id=match_id, seq=now.seq) is False
+    now = until_the_humans_turn(bot, match_id)
+    backdate(match_id, 60)
+    assert turns.poll_turn_expire(match_id=match_id, seq=now.seq) is False, "the human's turn never expires"
     table = human_table("dos", {"games_to_win": 1}, seed=4)
     backdate(table.match_id, 60)
     assert turns.poll_turns_sweep() == 0, "matches of humans are not swept"
