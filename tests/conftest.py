@@ -29,6 +29,7 @@ import pytest
 from django.conf import settings
 
 from tests import services
+from tests.waits import Waits, spy_on_waits
 
 WORKER_READY_TIMEOUT = 60.0
 WORKER_STOP_TIMEOUT = 15.0
@@ -145,6 +146,13 @@ def client() -> Any:
     from django.test import Client
 
     return Client(enforce_csrf_checks=True)
+
+
+@pytest.fixture
+def waits(monkeypatch: pytest.MonkeyPatch) -> Waits:
+    """Every wait on a live-updates subscription: its timeout, and whether news or the time ended it
+    (tests/waits.py); ``waits.begun`` is set when one begins."""
+    return spy_on_waits(monkeypatch)
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,7 @@
 """``?after=&wait=``: a request waits for the match to move on, and answers as soon as it does.
 
-``waits`` records each wait on a subscription and how it ended (woken by news, or out of time), so
-that the tests say what happened rather than how long it took."""
+``waits`` (tests/waits.py) records each wait on a subscription and how it ended (woken by news, or
+out of time), so that the tests say what happened rather than how long it took."""
 
 from __future__ import annotations
 
@@ -12,34 +12,11 @@ import pytest
 from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 
-from games import live
+from tests.waits import Waits
 
 from .helpers import human_table, new_player
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-class Waits(list[tuple[float, bool]]):
-    """(timeout, woken by news) of every wait on a subscription that ended; ``begun`` is set when one begins."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.begun = threading.Event()
-
-
-@pytest.fixture
-def waits(monkeypatch: pytest.MonkeyPatch) -> Waits:
-    seen = Waits()
-    wait = live._LocalSubscription.wait
-
-    def spy(self: Any, timeout: float) -> bool:  # whichever broker serves it: Redis's hands news on locally
-        seen.begun.set()
-        woken = wait(self, timeout)
-        seen.append((timeout, woken))
-        return woken
-
-    monkeypatch.setattr(live._LocalSubscription, "wait", spy)
-    return seen
 
 
 def test_a_long_poll_answers_as_soon_as_another_player_acts(waits: Waits):
