@@ -1,10 +1,9 @@
-"""Poll bots: a registered bot takes a seat, ``GET /me/turns`` lists its turns (waking within a
-second of one), and it answers through the ordinary actions endpoint."""
+"""Poll bots: a registered bot takes a seat, ``GET /me/turns`` lists its turns (a waiting poll is
+woken by its turn), and it answers through the ordinary actions endpoint."""
 
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -14,6 +13,7 @@ from games.models import Match
 from tests.games.helpers import new_player
 from tests.games.openapi import validate
 from tests.problems import problem
+from tests.waits import Waits
 
 from .helpers import register
 
@@ -80,20 +80,20 @@ def test_a_bot_cannot_take_two_seats_by_sitting_as_itself_too():
 
 
 @pytest.mark.django_db
-def test_me_turns_needs_a_token_and_a_sane_wait():
+def test_me_turns_needs_a_token_and_a_sane_wait(waits: Waits):
     from tests.games.helpers import Api
 
     problem(Api().get("/api/v1/me/turns"), 401, "not_authenticated")
     bot = register("poll")
     problem(bot.bot.get("/api/v1/me/turns", {"wait": 31}), 400, "invalid")
     problem(bot.bot.get("/api/v1/me/turns", {"wait": "soon"}), 400, "invalid")
-    start = time.monotonic()
+    assert waits == [], "a refused wait does not wait"
     assert bot.bot.get("/api/v1/me/turns", {"wait": 1}).json() == {"turns": []}
-    assert 0.9 < time.monotonic() - start < 5, "no turn: answers empty after the wait"
+    assert waits == [(pytest.approx(1, abs=0.1), False)], "no turn: answers empty once the whole wait ran out"
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_waiting_poll_wakes_within_a_second_of_the_bots_turn():
+def test_a_waiting_poll_is_woken_by_the_bots_turn(waits: Waits):
     bot = register("poll")
     human, match = vs_human(bot.id, bot_seat=1)
     url = f"/api/v1/matches/{match['id']}"
@@ -108,24 +108,22 @@ def test_a_waiting_poll_wakes_within_a_second_of_the_bots_turn():
             bot.bot.post(f"{url}/actions", {**turn["legal_actions"][0], "expected_seq": turn["seq"]})
     assert view["legal_actions"] and not view["hand"]["trick"], "the human is to lead"
     assert bot.bot.get("/api/v1/me/turns").json() == {"turns": []}
-    answers: list[tuple[float, dict[str, Any]]] = []
+    answers: list[dict[str, Any]] = []
 
     def poll() -> None:
         try:
-            started = time.monotonic()
-            body = bot.bot.get("/api/v1/me/turns", {"wait": 20}).json()
-            answers.append((time.monotonic() - started, body))
+            answers.append(bot.bot.get("/api/v1/me/turns", {"wait": 20}).json())
         finally:
             connections.close_all()
 
     thread = threading.Thread(target=poll)
     thread.start()
-    time.sleep(0.5)
+    assert waits.begun.wait(10), "the poll is waiting"
     acted = human.post(f"{url}/actions", {**view["legal_actions"][0], "expected_seq": view["seq"]})
     assert acted.status_code == 200
     thread.join(25)
-    ((elapsed, body),) = answers
-    assert 0.4 < elapsed < 2.0, f"the poll answered {elapsed:.2f}s after it began; the bot's turn came at 0.5s"
+    (body,) = answers
+    assert waits == [(pytest.approx(20, abs=1), True)], "one wait, ended by the news of the bot's turn"
     assert [t["match_id"] for t in body["turns"]] == [match["id"]]
     assert body["turns"][0]["seq"] == acted.json()["seq"]
 
