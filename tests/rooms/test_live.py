@@ -1,9 +1,10 @@
-"""Live updates: a long poll wakes within a second of an event; SSE resumes from Last-Event-ID."""
+"""Live updates: a long poll and a stream are woken by an event; SSE resumes from Last-Event-ID.
+
+``waits`` (tests/waits.py) records each wait on a subscription and whether news or the time ended it."""
 
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from django.db import connections
@@ -11,6 +12,7 @@ from django.test import override_settings
 
 from games.models import Event
 from tests.games.helpers import human_table
+from tests.waits import Waits
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,28 +35,27 @@ def read_stream(api, url: str, **headers: str) -> tuple[int, list[dict], str]:
     return 200, parse_sse(text), text
 
 
-def test_a_long_poll_wakes_within_one_second_of_an_event():
+def test_a_long_poll_of_events_is_woken_by_an_event(waits: Waits):
     table = human_table("dos", {}, seed=2)
     turn = table.view(0)["hand"]["turn"]
     view = table.view(turn)
     waiter = table.seats[1 - turn]
-    woke: list[tuple[float, list[dict]]] = []
+    woke: list[list[dict]] = []
 
     def poll() -> None:
         try:
-            events = waiter.get(table.url("/events"), {"after": view["seq"], "wait": 20}).json()
-            woke.append((time.monotonic(), events))
+            woke.append(waiter.get(table.url("/events"), {"after": view["seq"], "wait": 20}).json())
         finally:
             connections.close_all()
 
     thread = threading.Thread(target=poll)
     thread.start()
-    time.sleep(0.5)
-    acted = time.monotonic()
+    assert waits.begun.wait(10), "the long poll is waiting"
     assert table.seats[turn].post(table.url("/actions"), view["legal_actions"][0]).status_code == 200
-    thread.join(10)
-    assert woke and woke[0][0] - acted < 1.0
-    assert woke[0][1][0]["type"] == "card_played"
+    thread.join(25)
+    assert waits == [(20, True)], "one wait, ended by the news of the card played"
+    (events,) = woke
+    assert events[0]["type"] == "card_played" and events[0]["seq"] == view["seq"] + 1
 
 
 @override_settings(STREAM_MAX_SECONDS=1.5, STREAM_KEEPALIVE_SECONDS=0.5)
@@ -77,18 +78,20 @@ def test_sse_resumes_from_last_event_id_without_losing_or_repeating_an_event():
 
 
 @override_settings(STREAM_MAX_SECONDS=5, STREAM_KEEPALIVE_SECONDS=5)
-def test_sse_sends_an_event_as_it_happens():
+def test_sse_sends_an_event_as_it_happens(waits: Waits):
+    """The stream sends the event when news of it wakes its wait, not when the wait runs out (it
+    would read the event then too)."""
     table = human_table("dos", {}, seed=3)
     viewer = table.seats[0]
     seq = table.view(0)["seq"]
-    got: list[tuple[float, list]] = []
+    got: list[list[dict]] = []
 
     def listen() -> None:
         try:
             response = viewer.client.get(table.url("/stream"), headers={"Last-Event-ID": str(seq)})
             for chunk in response.streaming_content:
                 if b"id: " in chunk:
-                    got.append((time.monotonic(), parse_sse(chunk.decode())))
+                    got.append(parse_sse(chunk.decode()))
                     break
             response.close()
         finally:
@@ -96,12 +99,13 @@ def test_sse_sends_an_event_as_it_happens():
 
     thread = threading.Thread(target=listen)
     thread.start()
-    time.sleep(0.5)
+    assert waits.begun.wait(10), "the stream is waiting"
     turn = table.view(0)["hand"]["turn"]
-    acted = time.monotonic()
-    table.seats[turn].post(table.url("/actions"), table.view(turn)["legal_actions"][0])
+    assert table.seats[turn].post(table.url("/actions"), table.view(turn)["legal_actions"][0]).status_code == 200
     thread.join(10)
-    assert got and got[0][0] - acted < 1.0 and int(got[0][1][0]["id"]) == seq + 1
+    assert waits == [(pytest.approx(5, abs=1), True)], "one wait, ended by the news of the card played"
+    (events,) = got
+    assert int(events[0]["id"]) == seq + 1
 
 
 def test_the_stream_needs_a_token_and_answers_with_a_problem():
