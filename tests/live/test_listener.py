@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from contextlib import ExitStack
 
@@ -30,13 +29,12 @@ def test_many_waiters_share_one_redis_connection(redis_url: str) -> None:
     with ExitStack() as stack:
         subscriptions = [stack.enter_context(server.subscribe(channel)) for channel in channels]
         assert len(admin.client_list()) <= before + 1, "a waiter took a Redis connection of its own"
-        woke: list[float] = []
-        start = time.monotonic()
+        woke: list[bool] = []
         waiter = threading.Thread(target=lambda: woke.append(subscriptions[7].wait(5)))
         waiter.start()
         elsewhere.publish(channels[7])
-        waiter.join(5)
-        assert woke == [True] and time.monotonic() - start < 1
+        waiter.join(10)
+        assert woke == [True], "news from another process ended the wait, not its timeout"
         assert subscriptions[3].wait(0.2) is False, "news on another channel woke a waiter"
 
 
