@@ -316,8 +316,8 @@ def _data(name: str, fields: dict[str, serializers.Field]) -> type[serializers.S
     return type(name, (serializers.Serializer,), dict(fields))
 
 
-def _cards(help_text: str = "") -> serializers.ListField:
-    return serializers.ListField(child=serializers.CharField(), help_text=help_text)
+def _cards(help_text: str = "", allow_null: bool = False) -> serializers.ListField:
+    return serializers.ListField(child=serializers.CharField(), help_text=help_text, allow_null=allow_null)
 
 
 _EVENT_DATA: dict[str, type[serializers.Serializer]] = {
@@ -331,7 +331,7 @@ _EVENT_DATA: dict[str, type[serializers.Serializer]] = {
             "trump_card": serializers.CharField(allow_null=True),
             "face_up": serializers.CharField(allow_null=True),
             "hand_sizes": serializers.ListField(child=serializers.IntegerField()),
-            "my_hand": _cards("The caller's cards as dealt; null for a spectator."),
+            "my_hand": _cards("The caller's cards as dealt; null for a spectator.", allow_null=True),
             "stock_count": serializers.IntegerField(),
         },
     ),

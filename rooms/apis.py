@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 from games import selectors as game_selectors
 from games.apis import IDEMPOTENCY_HEADER, idempotency_of, reply_response
 from games.serializers import MAX_SEQ
+from tute_api.parsers import whole_number
 from tute_api.schema import problems
 
 from . import presence, replays, selectors, services
@@ -267,8 +268,7 @@ class MatchStreamApi(APIView):
         query.is_valid(raise_exception=True)
         after = query.validated_data.get("after")
         if after is None:
-            last = request.headers.get("Last-Event-ID", "0").strip()
-            after = int(last) if last.isdigit() and len(last) < 10 else 0
+            after = whole_number(request.headers.get("Last-Event-ID", "0").strip()) or 0
         membership = game_selectors.match_membership(match_id=match_id, player=request.user)
         match = membership.match
         if match.status in ("finished", "cancelled") and after >= match.seq:

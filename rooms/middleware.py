@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
 from players.models import Player
+from tute_api.parsers import whole_number
 
 logger = logging.getLogger(__name__)
 
@@ -60,8 +61,8 @@ def _wait_seconds(request: HttpRequest) -> int:
     """The long poll's ``wait`` in whole seconds, as the API reads it (0 if none, or not one it takes)."""
     from games.selectors import MAX_WAIT_SECONDS
 
-    wait = request.GET.get("wait", "")
-    return int(wait) if wait.isdigit() and int(wait) <= MAX_WAIT_SECONDS else 0
+    wait = whole_number(request.GET.get("wait", ""))
+    return wait if wait is not None and wait <= MAX_WAIT_SECONDS else 0
 
 
 def _bearer_player(request: HttpRequest) -> Player | None:

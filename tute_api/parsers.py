@@ -1,4 +1,5 @@
-"""The API's request parser: DRF's JSON parser, with a clear 400 for JSON nested too deeply.
+"""The API's request parser: DRF's JSON parser, with a clear 400 for JSON nested too deeply; and
+:func:`whole_number` for values read outside DRF's serializers (a query string, a header).
 
 Python's JSON decoder raises ``RecursionError``, not ``ValueError``, when arrays or objects nest
 deeper than the interpreter's recursion limit (``[[[[…]]]]``, a few kilobytes), which DRF's parser
@@ -7,6 +8,7 @@ lets through as a 500.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rest_framework import exceptions, parsers
@@ -18,3 +20,12 @@ class JSONParser(parsers.JSONParser):
             return super().parse(stream, media_type, parser_context)
         except RecursionError:
             raise exceptions.ParseError("JSON parse error - nested too deeply.") from None
+
+
+_DIGITS = re.compile(r"[0-9]{1,9}")
+
+
+def whole_number(text: str) -> int | None:
+    """``text`` as a whole number of up to nine ASCII digits, else None. ``str.isdigit`` alone admits
+    ``²`` and digits without end, on which ``int`` raises."""
+    return int(text) if _DIGITS.fullmatch(text) else None

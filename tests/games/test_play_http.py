@@ -153,6 +153,7 @@ def test_a_creator_who_does_not_play_watches_as_a_spectator():
     view = creator.get(f"/api/v1/matches/{match['id']}").json()
     assert view["status"] == "finished", "bots alone play the whole match"
     events = creator.get(f"/api/v1/matches/{match['id']}/events").json()
+    validate("Event", events, many=True)
     assert events[0]["data"]["my_hand"] is None
     draws = [e for e in events if e["type"] == "draw"]
     assert draws and all(e["data"]["card"] is None for e in draws if not e["data"].get("face_up"))

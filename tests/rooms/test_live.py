@@ -11,7 +11,7 @@ from django.db import connections
 from django.test import override_settings
 
 from games.models import Event
-from tests.games.helpers import human_table
+from tests.games.helpers import human_table, new_player
 from tests.waits import Waits
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -75,6 +75,17 @@ def test_sse_resumes_from_last_event_id_without_losing_or_repeating_an_event():
     seqs = [int(e["id"]) for e in first + second]
     assert seqs == list(range(1, Event.objects.filter(match_id=table.match_id).count() + 1))
     assert [e["event"] for e in second].count("card_played") == 3, "the three cards played while away"
+
+
+def test_a_last_event_id_that_is_no_whole_number_counts_as_none():
+    creator = new_player()
+    created = creator.post("/api/v1/matches/", {"variant": "dos", "seats": [{"player": "me"}, {"open": True}]})
+    url = f"/api/v1/matches/{created.json()['id']}"
+    assert creator.post(f"{url}/cancel").status_code == 200
+    for odd in ("\u00b2", "1" * 5000, "x"):
+        status, events, _ = read_stream(creator, f"{url}/stream", **{"Last-Event-ID": odd})
+        assert status == 200 and [e["event"] for e in events] == ["match_cancelled"]
+    assert read_stream(creator, f"{url}/stream", **{"Last-Event-ID": "1"})[0] == 204
 
 
 @override_settings(STREAM_MAX_SECONDS=5, STREAM_KEEPALIVE_SECONDS=5)
