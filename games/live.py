@@ -89,6 +89,7 @@ class RedisBroker:
         self._lock = threading.Lock()
         self._listener: threading.Thread | None = None
         self._listening = threading.Event()
+        self._lost = threading.Event()  # the listener ran and lost Redis (or never reached it)
 
     def publish(self, channel: str) -> None:
         self._client.publish(channel, b"1")
@@ -103,13 +104,12 @@ class RedisBroker:
         """Start the listener if it is not running, and wait (a little) until it listens, so that
         news published after ``subscribe`` returns is heard."""
         with self._lock:
-            starting = self._listener is None or not self._listener.is_alive()
-            if starting:
+            if self._listener is None or not self._listener.is_alive():
                 self._listener = threading.Thread(target=self._listen, name="live-updates", daemon=True)
                 self._listener.start()
-        # Only a listener just started is waited for: one that runs but does not listen has lost Redis,
-        # and each waiter would lose the timeout again; waiters then time out and read again.
-        self._listening.wait(timeout if starting else 0)
+        # A listener that has lost Redis is not waited for, or each waiter would lose the timeout
+        # again: waiters then time out and read again. One that is starting is.
+        self._listening.wait(0 if self._lost.is_set() else timeout)
 
     def _listen(self) -> None:
         pause = 0.5  # before listening again; doubles while Redis stays away, up to 8 s
@@ -120,6 +120,7 @@ class RedisBroker:
                 confirmed = pubsub.get_message(timeout=5)  # Redis has the subscription: no news is missed
                 if confirmed is None or confirmed["type"] != "psubscribe":
                     raise ConnectionError(f"no confirmation of the subscription: {confirmed!r}")
+                self._lost.clear()
                 self._listening.set()
                 pause = 0.5
                 while True:
@@ -128,6 +129,7 @@ class RedisBroker:
                         channel = message["channel"]
                         self._local.publish(channel.decode() if isinstance(channel, bytes) else channel)
             except Exception:  # Redis went away: listen again in a moment
+                self._lost.set()
                 logger.warning("Live updates: lost Redis, listening again", exc_info=True)
             finally:
                 self._listening.clear()

@@ -26,8 +26,8 @@ def engine_count(types: list[str], seq: int) -> int:
 
 
 def match_over(match_id: UUID, player: Player) -> Match:
-    """A match that is over, whoever asks; 404 if none, or if it is still played and not the caller's
-    (as the record, ``games.selectors.match_membership_or_over``), 403 ``match_not_over`` to its players."""
+    """The match, for any player once it is over. While it is played: 404 to those not at it (as the
+    record, ``games.selectors.match_membership_or_over``), 403 ``match_not_over`` to its players."""
     membership = selectors.match_membership_or_over(match_id=match_id, player=player)
     if membership.match.status not in (MatchStatus.FINISHED, MatchStatus.CANCELLED):
         raise Forbidden(

@@ -89,6 +89,8 @@ def test_with_a_pool_a_request_waits_for_a_connection_no_longer_than_one_takes_t
     config = {"DATABASE_URL": "postgres://tute@db.example:5432/tute", "DATABASE_POOL_SIZE": "4"}
     assert print_setting(expression, **config) == "5"
     assert print_setting(expression, **config | {"DATABASE_URL": config["DATABASE_URL"] + "?connect_timeout=2"}) == "2"
+    # libpq's 0 is "no limit"; the pool's 0 would fail every request at once
+    assert print_setting(expression, **config | {"DATABASE_URL": config["DATABASE_URL"] + "?connect_timeout=0"}) == "30"
 
 
 def test_defaults_are_development_sqlite_under_var_and_eager_tasks():

@@ -112,8 +112,9 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DATABASE_POOL_SIZE = env.int("DATABASE_POOL_SIZE", default=0)
 if DATABASE_POOL_SIZE and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # A request waits for a connection as long as a connection may take to open: with the database
-    # down it answers 503 after the same few seconds as without a pool.
-    _wait = int(DATABASES["default"]["OPTIONS"]["connect_timeout"])
+    # down it answers 503 after the same few seconds as without a pool. A connect_timeout of 0 is
+    # libpq's "no limit", not the pool's "no wait": the pool's own default (30 s) stands then.
+    _wait = int(DATABASES["default"]["OPTIONS"]["connect_timeout"]) or 30
     DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_SIZE, "timeout": _wait}
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
 

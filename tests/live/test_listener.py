@@ -47,7 +47,7 @@ def test_a_waiter_hears_news_published_right_after_it_subscribed(redis_url: str)
             assert subscription.wait(2)
 
 
-def test_with_redis_gone_only_the_listeners_start_is_waited_for() -> None:
+def test_a_listener_that_has_lost_redis_is_not_waited_for() -> None:
     """Each long poll would otherwise wait two seconds for a listener that cannot listen."""
     down = live.RedisBroker(f"redis://127.0.0.1:{services.free_port()}/0")
     waits: list[float] = []
@@ -57,3 +57,21 @@ def test_with_redis_gone_only_the_listeners_start_is_waited_for() -> None:
         with down.subscribe(live.match_channel(uuid.uuid4())) as subscription:
             assert subscription.wait(0) is False
     assert waits == [2.0, 0, 0]
+
+
+def test_a_listener_still_starting_is_waited_for_by_every_waiter() -> None:
+    """A second waiter that came while the listener was connecting would miss the news published
+    before Redis confirmed the subscription."""
+    broker = live.RedisBroker(f"redis://127.0.0.1:{services.free_port()}/0")
+    connecting = threading.Event()
+    broker._listener = threading.Thread(target=connecting.wait, args=(5,), daemon=True)  # has not listened yet
+    broker._listener.start()
+    waits: list[float] = []
+    broker._listening.wait = lambda timeout=None: waits.append(timeout) or False  # type: ignore[method-assign]
+    try:
+        for _ in range(2):
+            with broker.subscribe(live.match_channel(uuid.uuid4())):
+                pass
+    finally:
+        connecting.set()
+    assert waits == [2.0, 2.0]
