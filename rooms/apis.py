@@ -253,6 +253,7 @@ class MatchStreamApi(APIView):
             MATCH_ID,
             QuerySerializer,
             OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER, description="The last seq received."),
+            OpenApiParameter("format", exclude=True),  # DRF's ?format= names renderers: JSON here is for problems
         ],
         responses={
             (200, "text/event-stream"): OpenApiResponse(OpenApiTypes.STR, examples=[STREAM]),

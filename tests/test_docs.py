@@ -23,6 +23,13 @@ def test_every_operation_documents_the_503_of_a_database_out_of_reach(client: Cl
         assert "application/problem+json" in operation["responses"]["503"]["content"], operation["operationId"]
 
 
+def test_the_stream_documents_no_format_parameter(client: Client):
+    """DRF's ?format= picks a renderer; the stream's JSON one only writes its problems (406 otherwise)."""
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    parameters = schema["paths"]["/api/v1/matches/{match_id}/stream"]["get"]["parameters"]
+    assert "format" not in {p["name"] for p in parameters} and "after" in {p["name"] for p in parameters}
+
+
 def test_schema_defaults_to_yaml(client: Client):
     response = client.get("/api/schema/")
     assert response.status_code == 200
