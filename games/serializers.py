@@ -12,6 +12,7 @@ from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_fiel
 from rest_framework import serializers
 
 from games.engine import SUITS
+from tute_api.fields import JSONInteger
 
 from .models import MatchStatus
 
@@ -34,7 +35,7 @@ class PlayActionSerializer(serializers.Serializer):
 
 class BidActionSerializer(serializers.Serializer):
     type = serializers.ChoiceField(choices=["bid"])
-    amount = serializers.IntegerField(min_value=0, max_value=MAX_BID_AMOUNT, help_text="Points promised (SU2, SP1).")
+    amount = JSONInteger(min_value=0, max_value=MAX_BID_AMOUNT, help_text="Points promised (SU2, SP1).")
 
 
 class PassActionSerializer(serializers.Serializer):
@@ -60,7 +61,7 @@ ACTION = PolymorphicProxySerializer(
 
 def _with_expected_seq(base: type[serializers.Serializer], name: str) -> type[serializers.Serializer]:
     fields = {
-        "expected_seq": serializers.IntegerField(
+        "expected_seq": JSONInteger(
             required=False,
             min_value=0,
             max_value=MAX_SEQ,
@@ -89,9 +90,9 @@ class ActionInputSerializer(serializers.Serializer):
 
     type = serializers.ChoiceField(choices=ACTION_TYPES)
     card = serializers.CharField(required=False, max_length=MAX_CODE_LENGTH, trim_whitespace=False)
-    amount = serializers.IntegerField(required=False, min_value=0, max_value=MAX_BID_AMOUNT)
+    amount = JSONInteger(required=False, min_value=0, max_value=MAX_BID_AMOUNT)
     suit = serializers.CharField(required=False, max_length=MAX_CODE_LENGTH, trim_whitespace=False)
-    expected_seq = serializers.IntegerField(required=False, min_value=0, max_value=MAX_SEQ)
+    expected_seq = JSONInteger(required=False, min_value=0, max_value=MAX_SEQ)
 
     _NEEDS = {"play": "card", "bid": "amount", "choose_trump": "suit"}
 
@@ -154,7 +155,7 @@ class OptionsField(serializers.DictField):
 class MatchCreateInputSerializer(serializers.Serializer):
     variant = serializers.CharField(min_length=1, max_length=64, help_text="A variant name of GET /api/v1/variants/.")
     options = OptionsField(required=False, help_text="Options of the variant; defaults fill in the rest.")
-    seed = serializers.IntegerField(
+    seed = JSONInteger(
         required=False, allow_null=True, min_value=0, max_value=2**63 - 1,
         help_text="Deals are reproducible with a seed (C12); without one they are securely shuffled. Whoever "
         "knows the seed knows every deal, so a seeded match seats only you, built-in bots and your own bots "
@@ -167,7 +168,7 @@ class MatchJoinInputSerializer(serializers.Serializer):
     invite_code = serializers.CharField(
         min_length=1, max_length=64, help_text="The code shown to the match's players, in either case."
     )
-    seat = serializers.IntegerField(required=False, min_value=0, max_value=7, help_text="Default: the first open seat.")
+    seat = JSONInteger(required=False, min_value=0, max_value=7, help_text="Default: the first open seat.")
 
 
 # -- the match view -----------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from tute_api.fields import JSONInteger
 from tute_api.schema import problems
 
 from .models import Bot, BotDelivery
@@ -220,7 +221,7 @@ class BotsApi(APIView):
         webhook_url = serializers.CharField(
             required=False, max_length=500, help_text="With `webhook`: the http(s) URL the turns are POSTed to."
         )
-        timeout_ms = serializers.IntegerField(
+        timeout_ms = JSONInteger(
             required=False, min_value=100, max_value=10_000, help_text=_TIMEOUT_HELP + " 2000 by default."
         )
 
@@ -330,7 +331,7 @@ class BotApi(APIView):
             help_text="The http(s) URL of a webhook bot, checked as at registration; null for none. Turning a "
             "bot to `poll` drops its URL.",
         )
-        timeout_ms = serializers.IntegerField(required=False, min_value=100, max_value=10_000, help_text=_TIMEOUT_HELP)
+        timeout_ms = JSONInteger(required=False, min_value=100, max_value=10_000, help_text=_TIMEOUT_HELP)
 
     @extend_schema(
         operation_id="bots_retrieve",

@@ -10,16 +10,17 @@ from rest_framework import serializers
 from games import examples as game_examples
 from games.models import MatchStatus
 from games.serializers import MatchSerializer, OptionsField
+from tute_api.fields import JSONInteger
 
 
 class TableOptionsSerializer(serializers.Serializer):
-    presence_timeout = serializers.IntegerField(
+    presence_timeout = JSONInteger(
         required=False, min_value=1, max_value=600, help_text="Seconds without a call before a seat is disconnected."
     )
-    reconnect_grace = serializers.IntegerField(
+    reconnect_grace = JSONInteger(
         required=False, min_value=1, max_value=3600, help_text="Seconds a disconnected seat is held (M2)."
     )
-    turn_seconds = serializers.IntegerField(
+    turn_seconds = JSONInteger(
         required=False,
         min_value=1,
         max_value=3600,
