@@ -80,6 +80,8 @@ def play_until_the_bot_has_been_called(human: Any, match: dict[str, Any], calls:
         (lambda p: (200, b"[" * 5000 + b"]" * 5000, 0.0), "error", "not JSON"),  # too deep for the decoder
         (lambda p: (200, b'{"type": "dance"}', 0.0), "error", "not an action"),
         (lambda p: (200, b"[1, 2]", 0.0), "error", "not an action"),
+        (lambda p: (200, json.dumps({**p["legal_actions"][0], "expected_seq": str(p["seq"])}).encode(), 0.0),
+         "error", "not an action"),  # a number in a string  # fmt: skip
         (lambda p: (500, b"{}", 0.0), "error", "HTTP 500"),
         (lambda p: (302, b"", 0.0), "error", "redirects are not followed"),
         (lambda p: (200, json.dumps(p["legal_actions"][0]).encode().ljust(65537), 0.0), "error", "longer than 65536"),
@@ -87,8 +89,8 @@ def play_until_the_bot_has_been_called(human: Any, match: dict[str, Any], calls:
         (lambda p: (200, b'{"type": "bid", "amount": 70}', 0.0), "illegal", "action_not_allowed_now"),
         (lambda p: (200, json.dumps(p["legal_actions"][0]).encode(), 0.6), "timeout", "reply within 300 ms"),
     ],
-    ids=["not-json", "json-too-deep", "not-an-action", "a-list", "http-500", "redirect", "too-long", "bad-card",
-         "wrong-phase", "late"],  # fmt: skip
+    ids=["not-json", "json-too-deep", "not-an-action", "a-list", "seq-in-a-string", "http-500", "redirect", "too-long",
+         "bad-card", "wrong-phase", "late"],  # fmt: skip
 )
 def test_a_bad_reply_is_replaced_by_a_level_2_move_logged_and_counted(
     receiver: Receiver, respond, reason, detail, caplog
