@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -90,6 +89,7 @@ class RedisBroker:
         self._listener: threading.Thread | None = None
         self._listening = threading.Event()
         self._lost = threading.Event()  # the listener ran and lost Redis (or never reached it)
+        self._closed = threading.Event()
 
     def publish(self, channel: str) -> None:
         self._client.publish(channel, b"1")
@@ -113,7 +113,7 @@ class RedisBroker:
 
     def _listen(self) -> None:
         pause = 0.5  # before listening again; doubles while Redis stays away, up to 8 s
-        while True:
+        while not self._closed.is_set():
             pubsub = self._client.pubsub()
             try:
                 pubsub.psubscribe(CHANNEL_PREFIX + "*")
@@ -134,8 +134,12 @@ class RedisBroker:
             finally:
                 self._listening.clear()
                 pubsub.close()
-            time.sleep(pause)
+            self._closed.wait(pause)
             pause = min(pause * 2, 8.0)
+
+    def close(self) -> None:
+        """Stop trying to listen once Redis is lost (a listener that listens stops with its process)."""
+        self._closed.set()
 
 
 _broker: LocalBroker | RedisBroker | None = None

@@ -56,10 +56,16 @@ def test_a_listener_that_has_lost_redis_is_not_waited_for() -> None:
     waits: list[float] = []
     real_wait = down._listening.wait
     down._listening.wait = lambda timeout=None: waits.append(timeout) or real_wait(timeout)  # type: ignore[method-assign]
-    for _ in range(2):
-        with down.subscribe(live.match_channel(uuid.uuid4())) as subscription:
-            assert subscription.wait(0) is False
-    assert waits == [0, 0]
+    try:
+        for _ in range(2):
+            with down.subscribe(live.match_channel(uuid.uuid4())) as subscription:
+                assert subscription.wait(0) is False
+        assert waits == [0, 0]
+    finally:
+        down.close()
+    assert down._listener is not None
+    down._listener.join(5)
+    assert not down._listener.is_alive(), "a closed broker stops trying Redis"
 
 
 def test_a_listener_still_starting_is_waited_for_by_every_waiter() -> None:
