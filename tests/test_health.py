@@ -81,30 +81,27 @@ def test_readyz_is_503_when_the_broker_is_unreachable(client, settings, caplog, 
     assert any(str(port) in r.getMessage() for r in caplog.records), "the log says why"
 
 
+@pytest.mark.parametrize(
+    "target, error, check",
+    [
+        ("django.db.backends.utils.CursorWrapper.execute", OperationalError("connection refused"), "database"),
+        # The rate limits count in the cache: without it every API call fails, so the service is not ready.
+        ("django.core.cache.cache.set", ConnectionError("Error 111 connecting to 10.0.0.7:6379. Connection refused."),
+         "cache"),
+    ],
+    ids=["database", "cache"],
+)  # fmt: skip
 @pytest.mark.django_db
-def test_readyz_is_503_when_the_database_fails(client, monkeypatch):
+def test_readyz_is_503_when_the_database_or_the_cache_fails(client, monkeypatch, target, error, check):
     def refuse(*args, **kwargs):
-        raise OperationalError("connection refused")
+        raise error
 
-    monkeypatch.setattr("django.db.backends.utils.CursorWrapper.execute", refuse)
+    monkeypatch.setattr(target, refuse)
     response = client.get("/readyz")
     assert response.status_code == 503
     body = response.json()
-    assert body["checks"]["database"] == "unreachable" and body["reason"] == "database unreachable"
-    assert "connection refused" not in response.content.decode()
-
-
-@pytest.mark.django_db
-def test_readyz_is_503_when_the_cache_fails(client, monkeypatch):
-    """The rate limits count in the cache: without it every API call fails, so the service is not ready."""
-
-    def refuse(*args, **kwargs):
-        raise ConnectionError("Error 111 connecting to 10.0.0.7:6379. Connection refused.")
-
-    monkeypatch.setattr("django.core.cache.cache.set", refuse)
-    response = client.get("/readyz")
-    assert response.status_code == 503
-    assert response.json()["checks"]["cache"] == "unreachable" and "10.0.0.7" not in response.content.decode()
+    assert body["checks"][check] == "unreachable" and body["reason"] == f"{check} unreachable"
+    assert str(error) not in response.content.decode() and "10.0.0.7" not in response.content.decode()
 
 
 @pytest.mark.django_db
