@@ -3,13 +3,14 @@ Docker image and ``make loadtest`` use it. Command-line options override it.
 
 Threads, not sync workers: a long poll or an event stream holds its thread while it waits. Several
 processes of a few threads each, since Python runs one thread of a process at a time (measured in
-docs/performance.md); a database pool of one connection per thread.
+docs/performance.md), and each new connection goes to the process that holds the fewest
+(``tute_api.web_worker``); a database pool of one connection per thread.
 """
 
 import gc
 import os
 
-worker_class = "gthread"
+worker_class = "tute_api.web_worker.BalancedThreadWorker"  # gthread, balanced
 workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
 threads = int(os.environ.get("WEB_THREADS", "8"))
 keepalive = 30

@@ -243,7 +243,11 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--web-workers", type=int, default=4, help="gunicorn worker processes (default 4)")
     parser.add_argument("--web-threads", type=int, default=8, help="threads per gunicorn worker (default 8)")
-    parser.add_argument("--celery-concurrency", type=int, default=2, help="Celery worker processes (default 2)")
+    parser.add_argument(
+        "--celery-concurrency", type=int, default=1,
+        help="Celery worker processes (default 1: on a machine it shares with the web server, the bots' turns "
+             "take one core at most and the players' requests always find the other)",
+    )
     parser.add_argument(
         "--worker-nice", type=int, default=10,
         help="niceness of the Celery worker (default 10: the web server's requests come first)",

@@ -3,11 +3,13 @@
 import runpy
 
 from gunicorn.config import Config
+from gunicorn.workers.gthread import ThreadWorker
 
 from tute_api.settings import BASE_DIR
+from tute_api.web_worker import BalancedThreadWorker
 
 
-def test_every_setting_of_the_file_is_one_gunicorn_knows_and_the_control_socket_is_off(monkeypatch):
+def test_every_setting_of_the_file_is_one_gunicorn_knows_and_the_worker_is_gthread_balanced(monkeypatch):
     monkeypatch.setenv("DATABASE_POOL_SIZE", "8")  # the file sets it when unset; the test's change is undone
     names = runpy.run_path(str(BASE_DIR / "gunicorn.conf.py"))
     config = Config()
@@ -15,4 +17,5 @@ def test_every_setting_of_the_file_is_one_gunicorn_knows_and_the_control_socket_
     assert set(settings) - set(config.settings) == set()
     for name, value in settings.items():
         config.set(name, value)
-    assert config.worker_class_str == "gthread" and config.control_socket_disable is True
+    assert config.worker_class is BalancedThreadWorker and config.control_socket_disable is True
+    assert issubclass(BalancedThreadWorker, ThreadWorker)  # threads: a long poll holds a thread, not a process
