@@ -11,48 +11,60 @@ from tute_api.settings import BASE_DIR
 from tute_api.web_worker import ConnectionBoard
 
 
-def exited_pid():
-    """The pid of a process that has exited (and been reaped)."""
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    return child.pid
+class Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
 
 
-def test_processes_claim_slots_of_their_own_and_a_slot_left_by_an_exited_process_is_claimed_again():
-    board = ConnectionBoard(slots=2)
-    assert board.claim(os.getppid()) == 0
-    assert board.claim(exited_pid()) == 1
-    assert board.claim(os.getpid()) == 1  # the exited process's slot
-    assert board.claim(os.getppid()) == 0  # a process claiming again gets its own
-    assert board.claim(12345678) is None  # both slots are held by live processes
+def test_processes_claim_slots_of_their_own_and_a_slot_left_by_a_process_that_exited_is_claimed_again():
+    clock = Clock()
+    board = ConnectionBoard(slots=2, stale_after=5, clock=clock)
+    assert board.claim(101) == 0
+    assert board.claim(102) == 1
+    assert board.claim(101) == 0  # a process claiming again gets its own
+    assert board.claim(103) is None  # both slots are held by live processes
+    board.release(0)  # 101 exited
+    assert board.claim(103) == 0
+    clock.now += 4
+    board.publish(0, 103, 2)
+    clock.now += 2  # 102 has not written for 6 s: killed, it could not release its slot
+    assert board.claim(104) == 1
 
 
 def test_only_the_processes_holding_the_fewest_connections_accept_more():
-    board = ConnectionBoard(slots=4)
-    me, other = board.claim(os.getpid()), board.claim(os.getppid())
-    board.publish(me, 3)
-    board.publish(other, 2)
-    assert not board.holds_fewest(me)
+    board = ConnectionBoard(slots=4, clock=Clock())
+    mine, other = board.claim(101), board.claim(102)
+    board.publish(mine, 101, 3)
+    board.publish(other, 102, 2)
+    assert not board.holds_fewest(mine)
     assert board.holds_fewest(other)
-    board.publish(other, 3)
-    assert board.holds_fewest(me) and board.holds_fewest(other)  # a tie: both accept
+    board.publish(other, 102, 3)
+    assert board.holds_fewest(mine) and board.holds_fewest(other)  # a tie: both accept
     board.release(other)
-    board.publish(me, 9)
-    assert board.holds_fewest(me)  # a released slot counts for nothing
+    board.publish(mine, 101, 9)
+    assert board.holds_fewest(mine)  # a released slot counts for nothing
 
 
-def test_a_process_that_exited_without_releasing_its_slot_does_not_hold_the_others_back():
-    board = ConnectionBoard(slots=4)
-    me, gone = board.claim(os.getpid()), board.claim(exited_pid())
-    board.publish(me, 5)
-    board.publish(gone, 0)
-    assert board.holds_fewest(me)
+def test_a_process_killed_without_releasing_its_slot_holds_the_others_back_only_until_its_slot_goes_stale():
+    clock = Clock()
+    board = ConnectionBoard(slots=4, stale_after=5, clock=clock)
+    mine, killed = board.claim(101), board.claim(102)
+    board.publish(killed, 102, 0)
+    clock.now += 3
+    board.publish(mine, 101, 5)
+    assert not board.holds_fewest(mine)
+    clock.now += 3
+    board.publish(mine, 101, 5)
+    assert board.holds_fewest(mine)
 
 
 def test_a_process_without_a_slot_accepts_as_gunicorn_does():
     board = ConnectionBoard(slots=1)
     assert board.holds_fewest(None)
-    board.publish(None, 7)  # nothing to publish to, nothing breaks
+    board.publish(None, 101, 7)  # nothing to publish to, nothing breaks
     board.release(None)
 
 

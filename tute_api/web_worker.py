@@ -17,66 +17,60 @@ import mmap
 import multiprocessing
 import os
 import struct
+import time
+from collections.abc import Callable
 
 from gunicorn.workers.gthread import ThreadWorker
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # a process of another user holds the pid
-        return True
-    return True
-
-
 class ConnectionBoard:
-    """How many connections each worker process holds: one slot a process, each a pid and a count."""
+    """How many connections each worker process holds: one slot a process, each with its pid, its count
+    and when it last wrote (a process writes at least once a second, at each turn of its loop). A slot
+    not written for ``stale_after`` seconds is free: its process has exited, even if killed."""
 
-    def __init__(self, slots: int = 64) -> None:
+    def __init__(self, slots: int = 64, stale_after: float = 5.0, clock: Callable[[], float] = time.monotonic):
         self.slots = slots
-        self._layout = struct.Struct(f"{2 * slots}i")
-        self._memory = mmap.mmap(-1, self._layout.size)  # anonymous and shared: forked processes see one board
+        self.stale_after = stale_after
+        self.clock = clock  # CLOCK_MONOTONIC is one clock for every process of the machine
+        self._slot = struct.Struct("=iid")  # pid, connections, last written
+        self._memory = mmap.mmap(-1, self._slot.size * slots)  # anonymous, shared: forked processes see one board
         self._lock = multiprocessing.Lock()
 
-    def _read(self) -> tuple[int, ...]:
-        return self._layout.unpack_from(self._memory)
+    def _read(self) -> list[tuple[int, int, float]]:
+        return list(self._slot.iter_unpack(self._memory))
 
-    def _write(self, slot: int, pid: int, connections: int) -> None:
-        struct.pack_into("2i", self._memory, 8 * slot, pid, connections)
+    def _live(self, record: tuple[int, int, float], now: float) -> bool:
+        pid, _, written = record
+        return pid != 0 and now - written < self.stale_after
 
     def claim(self, pid: int) -> int | None:
-        """A free slot for process ``pid``: an unused one, or one left by a process that has exited.
-        None when every slot is held by a live process (that process then accepts as gunicorn does)."""
+        """A free slot for process ``pid``. None when every slot is held by a live process (that
+        process then accepts connections as gunicorn does)."""
         with self._lock:
-            board = self._read()
-            for slot in range(self.slots):
-                holder = board[2 * slot]
-                if holder in (0, pid) or not _alive(holder):
-                    self._write(slot, pid, 0)
+            now = self.clock()
+            for slot, record in enumerate(self._read()):
+                if record[0] == pid or not self._live(record, now):
+                    self._slot.pack_into(self._memory, self._slot.size * slot, pid, 0, now)
                     return slot
         return None
 
     def release(self, slot: int | None) -> None:
         if slot is not None:
-            self._write(slot, 0, 0)
+            self._slot.pack_into(self._memory, self._slot.size * slot, 0, 0, 0.0)
 
-    def publish(self, slot: int | None, connections: int) -> None:
+    def publish(self, slot: int | None, pid: int, connections: int) -> None:
         if slot is not None:
-            struct.pack_into("i", self._memory, 8 * slot + 4, connections)
+            self._slot.pack_into(self._memory, self._slot.size * slot, pid, connections, self.clock())
 
     def holds_fewest(self, slot: int | None) -> bool:
         """Whether no live process holds fewer connections than the one in ``slot``. Ties all accept,
         so the process (or processes) with the fewest always does."""
         if slot is None:
             return True
-        board = self._read()
-        mine = board[2 * slot + 1]
+        board, now = self._read(), self.clock()
+        mine = board[slot][1]
         return not any(
-            board[2 * other + 1] < mine and board[2 * other] != 0 and _alive(board[2 * other])
-            for other in range(self.slots)
-            if other != slot
+            other != slot and record[1] < mine and self._live(record, now) for other, record in enumerate(board)
         )
 
 
@@ -100,7 +94,7 @@ class BalancedThreadWorker(ThreadWorker):
     def wait_for_and_dispatch_events(self, timeout: float) -> None:
         # Before each wait: tell the others how many connections this process holds, and look again at
         # theirs (gunicorn's loop only looks at its own limit, and only when that changes).
-        self.board.publish(self.slot, self.nr_conns)
+        self.board.publish(self.slot, os.getpid(), self.nr_conns)
         if self.alive:
             self.set_accept_enabled(self.nr_conns < self.worker_connections)
         super().wait_for_and_dispatch_events(timeout)
