@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from tute_api.fields import QueryInteger
 from tute_api.schema import problems
 
 from . import engine, examples, selectors, services
@@ -70,13 +71,13 @@ def reply_response(reply: services.Reply) -> Response:
 class WaitQuerySerializer(serializers.Serializer):
     """A long poll's query; the schema documents each query of this module from its serializer."""
 
-    after = serializers.IntegerField(
+    after = QueryInteger(
         required=False,
         min_value=0,
         max_value=MAX_SEQ,
         help_text="With `wait`: answer as soon as the match's `seq` is past this one.",
     )
-    wait = serializers.IntegerField(
+    wait = QueryInteger(
         required=False,
         min_value=0,
         max_value=selectors.MAX_WAIT_SECONDS,
@@ -139,8 +140,8 @@ class MatchesApi(APIView):
                 "invalid_choice": f'No variant "{{input}}": see GET /variants/ ({", ".join(engine.VARIANTS)}).'
             },
         )
-        page = serializers.IntegerField(required=False, min_value=1, help_text="1 by default.")
-        page_size = serializers.IntegerField(
+        page = QueryInteger(required=False, min_value=1, help_text="1 by default.")
+        page_size = QueryInteger(
             required=False, min_value=1, max_value=MatchPagination.max_page_size, help_text="20 by default."
         )
 
@@ -282,10 +283,10 @@ class MatchActionApi(APIView):
 
 class MatchEventsApi(APIView):
     class QuerySerializer(WaitQuerySerializer):
-        after = serializers.IntegerField(
+        after = QueryInteger(
             required=False, default=0, min_value=0, max_value=MAX_SEQ, help_text="Only events with a greater seq."
         )
-        limit = serializers.IntegerField(
+        limit = QueryInteger(
             required=False, default=1000, min_value=1, max_value=1000, help_text="At most this many events."
         )
 

@@ -8,6 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from tute_api.fields import QueryInteger
 from tute_api.schema import problems
 
 from . import examples, turns
@@ -35,7 +36,7 @@ class TurnsOutputSerializer(serializers.Serializer):
 
 class MyTurnsApi(APIView):
     class QuerySerializer(serializers.Serializer):
-        wait = serializers.IntegerField(
+        wait = QueryInteger(
             required=False,
             default=0,
             min_value=0,

@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 from games import selectors as game_selectors
 from games.apis import IDEMPOTENCY_HEADER, idempotency_of, reply_response
 from games.serializers import MAX_SEQ
+from tute_api.fields import QueryInteger
 from tute_api.parsers import whole_number
 from tute_api.schema import problems
 
@@ -234,7 +235,7 @@ class MatchStreamApi(APIView):
     renderer_classes = [EventStreamRenderer, JSONRenderer]
 
     class QuerySerializer(serializers.Serializer):
-        after = serializers.IntegerField(
+        after = QueryInteger(
             required=False,
             min_value=0,
             max_value=MAX_SEQ,
@@ -295,7 +296,7 @@ class MatchStreamApi(APIView):
 
 class MatchReplayApi(APIView):
     class QuerySerializer(serializers.Serializer):
-        seq = serializers.IntegerField(min_value=1, max_value=MAX_SEQ, help_text="1 to the match's last seq.")
+        seq = QueryInteger(min_value=1, max_value=MAX_SEQ, help_text="1 to the match's last seq.")
 
     @extend_schema(
         operation_id="matches_replay",

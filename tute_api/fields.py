@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rest_framework import serializers
@@ -15,3 +16,17 @@ class JSONInteger(serializers.IntegerField):
         if not isinstance(data, int | float) or isinstance(data, bool):
             self.fail("invalid")
         return int(super().to_internal_value(data))
+
+
+class QueryInteger(serializers.IntegerField):
+    """An integer of a query string: ASCII digits, with a minus sign or none. DRF's ``IntegerField``
+    also takes ``1.0``, `` 5``, ``+5`` and other scripts' digits (``５``), which the schema's
+    ``type: integer`` does not."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if not isinstance(data, str) or not _QUERY_INTEGER.fullmatch(data):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
+_QUERY_INTEGER = re.compile(r"-?[0-9]+")
