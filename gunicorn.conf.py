@@ -11,8 +11,8 @@ import gc
 import os
 
 worker_class = "tute_api.web_worker.BalancedThreadWorker"  # gthread, balanced
-workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
-threads = int(os.environ.get("WEB_THREADS", "8"))
+workers = int(os.environ.get("WEB_CONCURRENCY", "5"))  # on 2 cores: twice the cores and one, gunicorn's rule
+threads = int(os.environ.get("WEB_THREADS", "6"))
 keepalive = 30
 graceful_timeout = 5
 os.environ.setdefault("DATABASE_POOL_SIZE", str(threads))

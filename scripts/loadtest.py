@@ -241,8 +241,8 @@ def main() -> None:
     parser.add_argument("--think-ms", type=float, default=0,
                         help="each client's pause before each action, as a player choosing a card (default 0)")
     parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--web-workers", type=int, default=4, help="gunicorn worker processes (default 4)")
-    parser.add_argument("--web-threads", type=int, default=8, help="threads per gunicorn worker (default 8)")
+    parser.add_argument("--web-workers", type=int, default=5, help="gunicorn worker processes (default 5)")
+    parser.add_argument("--web-threads", type=int, default=6, help="threads per gunicorn worker (default 6)")
     parser.add_argument(
         "--celery-concurrency", type=int, default=1,
         help="Celery worker processes (default 1: on a machine it shares with the web server, the bots' turns "

@@ -98,7 +98,8 @@ def test_the_image_serves_with_threads_so_that_long_polls_do_not_block_it(monkey
     monkeypatch.delenv("WEB_THREADS", raising=False)
     monkeypatch.delenv("DATABASE_POOL_SIZE", raising=False)  # the file sets it; restored after the test
     config = runpy.run_path(str(BASE_DIR / "gunicorn.conf.py"))
-    assert config["worker_class"] == "gthread" and config["workers"] == 4 and config["threads"] == 8
+    assert config["worker_class"] == "tute_api.web_worker.BalancedThreadWorker"  # gthread, connections balanced
+    assert config["workers"] == 5 and config["threads"] == 6
     import gc
 
     config["post_worker_init"](None)  # a worker that loaded the app: the collector leaves its objects alone
