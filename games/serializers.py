@@ -99,7 +99,7 @@ class ActionInputSerializer(serializers.Serializer):
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         needed = self._NEEDS.get(attrs["type"])
         if needed and needed not in attrs:
-            raise serializers.ValidationError({needed: [f"A {attrs['type']} action needs a {needed}."]})
+            raise serializers.ValidationError({needed: [f"A {attrs['type']} action needs its {needed}."]})
         return attrs
 
     def action(self) -> dict[str, Any]:

@@ -321,7 +321,7 @@ def _seat_specs(seats: list[Any], players: int, variant: str) -> list[str]:
         counts = engine.variant_info(variant).players
         hint = f" For {len(seats)}, set options.players to {len(seats)}." if len(seats) in counts else ""
         raise Unprocessable(
-            f"A {variant} match with these options has {players} seats; {len(seats)} were given.{hint}",
+            f"A {variant} match with these options has {players} seats, not {len(seats)}.{hint}",
             code=ErrorCode.INVALID_SEATS,
             field="seats",
         )

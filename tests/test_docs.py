@@ -23,6 +23,17 @@ def test_every_operation_documents_the_503_of_a_database_out_of_reach(client: Cl
         assert "application/problem+json" in operation["responses"]["503"]["content"], operation["operationId"]
 
 
+def test_every_operation_with_a_body_documents_the_415_of_a_body_that_is_not_json(client: Client):
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    with_body = [op for path in schema["paths"].values() for op in path.values() if "requestBody" in op]
+    assert len(with_body) > 5
+    for operation in with_body:
+        content = operation["responses"]["415"]["content"]["application/problem+json"]
+        assert content["schema"]["$ref"] == "#/components/schemas/Problem", operation["operationId"]
+    answer = client.post("/api/v1/players/", "username=ana", content_type="text/plain")
+    assert (answer.status_code, answer.json()["code"]) == (415, "unsupported_media_type")
+
+
 def test_the_stream_documents_no_format_parameter(client: Client):
     """DRF's ?format= picks a renderer; the stream's JSON one only writes its problems (406 otherwise)."""
     schema = client.get("/api/schema/", {"format": "json"}).json()

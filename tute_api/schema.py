@@ -50,6 +50,20 @@ def problems(*statuses: int, **descriptions: str) -> dict[Any, OpenApiResponse]:
     }
 
 
+def document_unsupported_media_type(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular's postprocessing hook: every operation that takes a body answers a body that is
+    not JSON with a 415 (DRF's parsers), which no view lists among its own statuses."""
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if isinstance(operation, dict) and "requestBody" in operation:
+                operation["responses"].setdefault("415", {
+                    "description": "The body is not JSON: send `Content-Type: application/json` "
+                    "(`unsupported_media_type`).",
+                    "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+                })  # fmt: skip
+    return result
+
+
 def require_one_of_bodies(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """drf-spectacular's postprocessing hook: mark a request body ``required`` when its schema is a
     ``oneOf`` whose every member has required properties (the action: its ``type``). The generator

@@ -192,7 +192,11 @@ SPECTACULAR_SETTINGS = {
     ),
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "tute_api.schema.require_one_of_bodies"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "tute_api.schema.require_one_of_bodies",
+        "tute_api.schema.document_unsupported_media_type",
+    ],
     # Swagger UI from the drf-spectacular-sidecar package: served from our static files, no CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

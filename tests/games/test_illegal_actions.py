@@ -190,6 +190,15 @@ def test_malformed_actions_are_400_and_change_nothing(body):
     assert snapshot(table) == before
 
 
+def test_an_action_without_its_card_or_amount_is_told_which():
+    table = human_table("dos", {}, seed=2)
+    turn = table.view(0)["hand"]["turn"]
+    body = problem(table.seats[turn].post(table.url("/actions"), {"type": "play"}), 400, "invalid")
+    assert body["errors"] == {"card": ["A play action needs its card."]}
+    body = problem(table.seats[turn].post(table.url("/actions"), {"type": "bid"}), 400, "invalid")
+    assert body["errors"] == {"amount": ["A bid action needs its amount."]}
+
+
 def test_bad_json_is_400_parse_error():
     table = human_table("dos", {}, seed=2)
     problem(table.seats[0].post(table.url("/actions"), raw=b'{"type": "play", '), 400, "parse_error")

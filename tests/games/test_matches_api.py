@@ -87,6 +87,11 @@ def test_bad_match_specs_are_refused_naming_the_field(body, status, code, field)
     assert not Match.objects.exists()
 
 
+def test_a_wrong_number_of_seats_is_told_in_plain_words():
+    refused = problem(create(new_player(), variant="clasico", seats=[{"player": "me"}]), 422, "invalid_seats")
+    assert refused["detail"] == "A clasico match with these options has 4 seats, not 1."
+
+
 @pytest.mark.parametrize(
     "body",
     [
