@@ -12,7 +12,7 @@ from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_fiel
 from rest_framework import serializers
 
 from games.engine import SUITS
-from tute_api.fields import JSONInteger
+from tute_api.fields import JSONInteger, JSONString
 
 from .models import MatchStatus
 
@@ -89,9 +89,9 @@ class ActionInputSerializer(serializers.Serializer):
     """Parses any action: the fields each type needs, as the engine takes them."""
 
     type = serializers.ChoiceField(choices=ACTION_TYPES)
-    card = serializers.CharField(required=False, max_length=MAX_CODE_LENGTH, trim_whitespace=False)
+    card = JSONString(required=False, max_length=MAX_CODE_LENGTH, trim_whitespace=False)
     amount = JSONInteger(required=False, min_value=0, max_value=MAX_BID_AMOUNT)
-    suit = serializers.CharField(required=False, max_length=MAX_CODE_LENGTH, trim_whitespace=False)
+    suit = JSONString(required=False, max_length=MAX_CODE_LENGTH, trim_whitespace=False)
     expected_seq = JSONInteger(required=False, min_value=0, max_value=MAX_SEQ)
 
     _NEEDS = {"play": "card", "bid": "amount", "choose_trump": "suit"}
@@ -153,7 +153,7 @@ class OptionsField(serializers.DictField):
 
 
 class MatchCreateInputSerializer(serializers.Serializer):
-    variant = serializers.CharField(min_length=1, max_length=64, help_text="A variant name of GET /api/v1/variants/.")
+    variant = JSONString(min_length=1, max_length=64, help_text="A variant name of GET /api/v1/variants/.")
     options = OptionsField(required=False, help_text="Options of the variant; defaults fill in the rest.")
     seed = JSONInteger(
         required=False, allow_null=True, min_value=0, max_value=2**63 - 1,
@@ -165,7 +165,7 @@ class MatchCreateInputSerializer(serializers.Serializer):
 
 
 class MatchJoinInputSerializer(serializers.Serializer):
-    invite_code = serializers.CharField(
+    invite_code = JSONString(
         min_length=1, max_length=64, help_text="The code shown to the match's players, in either case."
     )
     seat = JSONInteger(required=False, min_value=0, max_value=7, help_text="Default: the first open seat.")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 from uuid import UUID
 
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
@@ -12,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tute_api.fields import JSONInteger
+from tute_api.fields import JSONInteger, JSONString
 from tute_api.schema import problems
 
 from .models import Bot, BotDelivery
@@ -30,13 +29,8 @@ USERNAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{2,29}$"
 USERNAME_RULE = "3–30 letters, digits, `_`, `.` or `-`, starting with a letter or digit"
 
 
-class NameField(serializers.RegexField):
+class NameField(JSONString, serializers.RegexField):
     """A username: a JSON string only (DRF would take the number 1234 as the name "1234")."""
-
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return str(super().to_internal_value(data))
 
 
 class PlayerOutputSerializer(serializers.Serializer):

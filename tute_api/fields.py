@@ -18,6 +18,16 @@ class JSONInteger(serializers.IntegerField):
         return int(super().to_internal_value(data))
 
 
+class JSONString(serializers.CharField):
+    """A string of a JSON body: a JSON string only. DRF's ``CharField`` also takes the number 5 as
+    ``"5"``, which the schema's ``type: string`` does not."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
+
+
 class QueryInteger(serializers.IntegerField):
     """An integer of a query string: ASCII digits, with a minus sign or none. DRF's ``IntegerField``
     also takes ``1.0``, `` 5``, ``+5`` and other scripts' digits (``５``), which the schema's

@@ -180,7 +180,8 @@ def test_choosing_a_suit_that_is_not_one_is_422_invalid_suit():
 @pytest.mark.parametrize("body", [
     {}, {"type": "fold"}, {"type": "play"}, {"type": "bid"}, {"type": "bid", "amount": "many"},
     {"type": "bid", "amount": True}, {"type": "choose_trump"}, {"type": "play", "card": ["O1"]},
-    {"type": "play", "card": "O1", "expected_seq": -1}, ["play"], "play", None,
+    {"type": "play", "card": "O1", "expected_seq": -1}, ["play"], "play", None, {"type": "play", "card": 5},
+    {"type": "choose_trump", "suit": 1},
 ])  # fmt: skip
 def test_malformed_actions_are_400_and_change_nothing(body):
     table = human_table("dos", {}, seed=2)

@@ -101,6 +101,7 @@ def test_a_wrong_number_of_seats_is_told_in_plain_words():
         {"variant": "dos", "seed": -1, "seats": [{"player": "me"}, {"bot": "level-1"}]},
         {"variant": "dos", "seed": 2**70, "seats": [{"player": "me"}, {"bot": "level-1"}]},
         {"variant": "dos", "options": [], "seats": [{"player": "me"}, {"bot": "level-1"}]},
+        {"variant": 5, "seats": [{"player": "me"}, {"bot": "level-1"}]},  # not a string: not "5"
     ],
 )
 def test_malformed_match_specs_are_400(body):
@@ -132,6 +133,7 @@ def test_a_match_with_open_seats_waits_and_starts_when_the_last_seat_is_taken():
     second = new_player()
     problem(second.post(f"{url}/join", {"invite_code": "wrong"}), 403, "invalid_invite_code")
     problem(second.post(f"{url}/join", {"invite_code": "é" * 3}), 403, "invalid_invite_code")  # not a 500
+    problem(second.post(f"{url}/join", {"invite_code": 1234}), 400, "invalid")  # not the string "1234"
     problem(second.post(f"{url}/join", {"invite_code": created["invite_code"], "seat": 1}), 409, "seat_taken")
     problem(second.post(f"{url}/join", {"invite_code": created["invite_code"], "seat": 3}), 422, "invalid_seats")
     as_read_out = created["invite_code"].upper()  # a code is taken in either case
