@@ -2,9 +2,11 @@
 
 import http.client
 import os
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 from tute_api.settings import BASE_DIR
@@ -112,3 +114,119 @@ def test_gunicorn_with_the_worker_spreads_kept_alive_connections_evenly(tmp_path
             connection.close()
         server.terminate()
         server.wait(timeout=30)
+
+
+PID_APP = (
+    "import os, time\n"
+    "from urllib.parse import parse_qs\n"
+    "time.sleep(float(os.environ.get('APP_LOAD_SECONDS', '0')))  # as Django's setup, on each process's boot\n"
+    "def app(environ, start_response):\n"
+    "    time.sleep(float(parse_qs(environ.get('QUERY_STRING', '')).get('sleep', ['0'])[0]))\n"
+    "    body = str(os.getpid()).encode()\n"
+    "    start_response('200 OK', [('Content-Length', str(len(body)))])\n"
+    "    return [body]\n"
+)
+
+
+class Gunicorn:
+    """A real gunicorn with the balanced worker serving PID_APP, whose answers name the process."""
+
+    def __init__(self, tmp_path, *options, workers=2, app_load_seconds=0.0):
+        (tmp_path / "pid_app.py").write_text(PID_APP)
+        (tmp_path / "empty.conf.py").write_text("")
+        self.port, self.log, self.workers = free_port(), tmp_path / "gunicorn.log", workers
+        self.connections = []
+        self.server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--config", str(tmp_path / "empty.conf.py"), "--chdir", str(tmp_path),
+             "--worker-class", "tute_api.web_worker.BalancedThreadWorker", "--workers", str(workers),
+             "--threads", "4", "--keep-alive", "30", "--bind", f"127.0.0.1:{self.port}", "--log-level", "info",
+             *options, "pid_app:app"],
+            cwd=BASE_DIR, env={**os.environ, "PYTHONPATH": str(BASE_DIR), "APP_LOAD_SECONDS": str(app_load_seconds)},
+            stdout=subprocess.DEVNULL, stderr=self.log.open("wb"),
+        )  # fmt: skip
+
+    def wait_for_boots(self, count, seconds=30):
+        deadline = time.monotonic() + seconds
+        while self.log.read_text().count("Booting worker") < count:
+            assert self.server.poll() is None and time.monotonic() < deadline, self.log.read_text()
+            time.sleep(0.05)
+
+    def get(self, path="/", connection=None):
+        """The pid that answered, and the seconds it took; a new connection is kept open."""
+        if connection is None:
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=20)
+            self.connections.append(connection)
+        start = time.monotonic()
+        connection.request("GET", path)
+        return connection.getresponse().read().decode(), time.monotonic() - start
+
+    def held(self, counts):
+        """Keep-alive connections, opened one after another until each process holds its count: {pid: count}."""
+        served = {}
+        for _ in range(100):
+            pid, _ = self.get()
+            served.setdefault(pid, []).append(self.connections[-1])
+            if len(served) == self.workers and all(len(c) >= n for c, n in zip(served.values(), counts, strict=True)):
+                break
+        mine = {}
+        for (pid, connections), count in zip(served.items(), counts, strict=True):
+            for connection in connections[count:]:
+                connection.close()
+                self.connections.remove(connection)
+            mine[pid] = connections[:count]
+        time.sleep(1.5)  # every process has seen the counts (a turn of its loop takes a second at most)
+        return mine
+
+    def close(self):
+        for connection in self.connections:
+            connection.close()
+        self.server.terminate()
+        self.server.wait(timeout=30)
+
+
+def test_a_process_still_loading_the_app_holds_no_one_back(tmp_path):
+    """A process that replaces a killed one holds no connections while it loads the app, but accepts none
+    either: the others go on accepting meanwhile."""
+    server = Gunicorn(tmp_path, workers=2, app_load_seconds=5)
+    try:
+        server.wait_for_boots(2)
+        time.sleep(5.5)
+        (busy, _), (other, _) = sorted(server.held([2, 1]).items(), key=lambda item: -len(item[1]))
+        os.kill(int(busy), signal.SIGKILL)  # its slot, at 2, holds no one back: the other holds 1
+        server.wait_for_boots(3)  # its replacement is loading the app, for 5 s
+        time.sleep(1.5)  # the other has looked at the board since
+        pid, seconds = server.get()
+        assert pid == other and seconds < 2, (pid, seconds)
+    finally:
+        server.close()
+
+
+def test_a_process_that_is_stopping_holds_no_one_back(tmp_path):
+    """A process told to stop finishes its requests (here one of 4 s) but accepts no more: the others
+    accept meanwhile."""
+    server = Gunicorn(tmp_path, workers=2)
+    try:
+        server.wait_for_boots(2)
+        held = server.held([2, 1])
+        (busy, _), (stopping, (connection,)) = sorted(held.items(), key=lambda item: -len(item[1]))
+        answer = []
+        request = threading.Thread(target=lambda: answer.append(server.get("/?sleep=4", connection)))
+        request.start()
+        time.sleep(0.5)
+        os.kill(int(stopping), signal.SIGTERM)  # gunicorn's graceful stop of one process, as --max-requests
+        time.sleep(0.2)
+        pid, seconds = server.get()
+        request.join()
+        assert answer[0][0] == stopping  # its request was finished
+        assert pid == busy and seconds < 2.5, (pid, seconds)
+    finally:
+        server.close()
+
+
+def test_a_slot_given_up_and_claimed_by_another_process_is_not_freed_by_the_first():
+    board = ConnectionBoard(slots=1, clock=Clock())
+    slot = board.claim(101)
+    board.release(slot, 101)  # 101 stops: it gives its slot up at once
+    assert board.claim(102) == slot
+    board.release(slot, 101)  # 101 exits
+    assert board.claim(103) is None  # 102 still holds it

@@ -54,8 +54,10 @@ class ConnectionBoard:
                     return slot
         return None
 
-    def release(self, slot: int | None) -> None:
-        if slot is not None:
+    def release(self, slot: int | None, pid: int | None = None) -> None:
+        """Free ``slot``; with ``pid``, only while that process still holds it (a slot given up early may
+        have been claimed since by another process)."""
+        if slot is not None and (pid is None or self._read()[slot][0] == pid):
             self._slot.pack_into(self._memory, self._slot.size * slot, 0, 0, 0.0)
 
     def publish(self, slot: int | None, pid: int, connections: int) -> None:
@@ -81,22 +83,26 @@ class BalancedThreadWorker(ThreadWorker):
     board = ConnectionBoard()  # made when gunicorn's master loads the class, shared by its workers
     slot: int | None = None
 
-    def init_process(self) -> None:
-        self.slot = self.board.claim(os.getpid())
-        super().init_process()
-
     def run(self) -> None:
+        # The slot is claimed once the app is loaded (gunicorn's init_process loads it, then calls run):
+        # a process still loading, its slot at 0 connections, would hold back every process that holds
+        # some while it accepts none.
+        self.slot = self.board.claim(os.getpid())
         try:
             super().run()
         finally:
-            self.board.release(self.slot)
+            self.board.release(self.slot, os.getpid())
 
     def wait_for_and_dispatch_events(self, timeout: float) -> None:
         # Before each wait: tell the others how many connections this process holds, and look again at
-        # theirs (gunicorn's loop only looks at its own limit, and only when that changes).
-        self.board.publish(self.slot, os.getpid(), self.nr_conns)
+        # theirs (gunicorn's loop only looks at its own limit, and only when that changes). A process
+        # that is stopping accepts no more: it gives its slot up at once, for the connections it still
+        # finishes (up to graceful_timeout) would otherwise hold back the processes that hold more.
         if self.alive:
+            self.board.publish(self.slot, os.getpid(), self.nr_conns)
             self.set_accept_enabled(self.nr_conns < self.worker_connections)
+        else:
+            self.board.release(self.slot, os.getpid())
         super().wait_for_and_dispatch_events(timeout)
 
     def set_accept_enabled(self, enabled: bool) -> None:
