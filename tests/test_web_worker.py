@@ -21,9 +21,13 @@ class Clock:
         return self.now
 
 
+def every_pid(pid):
+    return True  # the tests' pids are made up
+
+
 def test_processes_claim_slots_of_their_own_and_a_slot_left_by_a_process_that_exited_is_claimed_again():
     clock = Clock()
-    board = ConnectionBoard(slots=2, stale_after=5, clock=clock)
+    board = ConnectionBoard(slots=2, stale_after=5, clock=clock, pid_exists=every_pid)
     assert board.claim(101) == 0
     assert board.claim(102) == 1
     assert board.claim(101) == 0  # a process claiming again gets its own
@@ -37,7 +41,7 @@ def test_processes_claim_slots_of_their_own_and_a_slot_left_by_a_process_that_ex
 
 
 def test_only_the_processes_holding_the_fewest_connections_accept_more():
-    board = ConnectionBoard(slots=4, clock=Clock())
+    board = ConnectionBoard(slots=4, clock=Clock(), pid_exists=every_pid)
     mine, other = board.claim(101), board.claim(102)
     board.publish(mine, 101, 3)
     board.publish(other, 102, 2)
@@ -52,7 +56,7 @@ def test_only_the_processes_holding_the_fewest_connections_accept_more():
 
 def test_a_process_killed_without_releasing_its_slot_holds_the_others_back_only_until_its_slot_goes_stale():
     clock = Clock()
-    board = ConnectionBoard(slots=4, stale_after=5, clock=clock)
+    board = ConnectionBoard(slots=4, stale_after=5, clock=clock, pid_exists=every_pid)
     mine, killed = board.claim(101), board.claim(102)
     board.publish(killed, 102, 0)
     clock.now += 3
@@ -224,9 +228,38 @@ def test_a_process_that_is_stopping_holds_no_one_back(tmp_path):
 
 
 def test_a_slot_given_up_and_claimed_by_another_process_is_not_freed_by_the_first():
-    board = ConnectionBoard(slots=1, clock=Clock())
+    board = ConnectionBoard(slots=1, clock=Clock(), pid_exists=every_pid)
     slot = board.claim(101)
     board.release(slot, 101)  # 101 stops: it gives its slot up at once
     assert board.claim(102) == slot
     board.release(slot, 101)  # 101 exits
     assert board.claim(103) is None  # 102 still holds it
+
+
+def test_the_slot_of_a_process_that_no_longer_exists_holds_no_one_back_however_lately_written():
+    clock = Clock()
+    gone = set()
+    board = ConnectionBoard(slots=2, stale_after=5, clock=clock, pid_exists=lambda pid: pid not in gone)
+    mine, killed = board.claim(101), board.claim(102)
+    board.publish(mine, 101, 5)
+    board.publish(killed, 102, 1)
+    assert not board.holds_fewest(mine)
+    gone.add(102)  # killed, and reaped by gunicorn's master
+    assert board.holds_fewest(mine)
+    assert board.claim(103) == killed
+
+
+def test_a_killed_process_holds_the_others_back_no_longer_than_it_takes_to_reap_it(tmp_path):
+    """The killed process held the fewest connections: its slot, written the second before, must not
+    keep the others (each holding more) from accepting until it goes stale."""
+    server = Gunicorn(tmp_path, workers=2)
+    try:
+        server.wait_for_boots(2)
+        (busy, _), (killed, _) = sorted(server.held([2, 1]).items(), key=lambda item: -len(item[1]))
+        os.kill(int(killed), signal.SIGKILL)
+        server.wait_for_boots(3)
+        time.sleep(0.5)  # the replacement is serving
+        slowest = max(server.get()[1] for _ in range(5))  # 2 to its replacement, then to both in turn
+        assert slowest < 2.5, slowest
+    finally:
+        server.close()

@@ -23,15 +23,33 @@ from collections.abc import Callable
 from gunicorn.workers.gthread import ThreadWorker
 
 
+def _pid_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # no signal sent: whether the pid is a process (a zombie still is, until reaped)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a process of another user
+        return True
+    return True
+
+
 class ConnectionBoard:
     """How many connections each worker process holds: one slot a process, each with its pid, its count
     and when it last wrote (a process writes at least once a second, at each turn of its loop). A slot
-    not written for ``stale_after`` seconds is free: its process has exited, even if killed."""
+    not written for ``stale_after`` seconds, or whose pid is no process, is free: its process has exited,
+    even if killed."""
 
-    def __init__(self, slots: int = 64, stale_after: float = 5.0, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        slots: int = 64,
+        stale_after: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+        pid_exists: Callable[[int], bool] = _pid_exists,
+    ):
         self.slots = slots
         self.stale_after = stale_after
         self.clock = clock  # CLOCK_MONOTONIC is one clock for every process of the machine
+        self.pid_exists = pid_exists
         self._slot = struct.Struct("=iid")  # pid, connections, last written
         self._memory = mmap.mmap(-1, self._slot.size * slots)  # anonymous, shared: forked processes see one board
         self._lock = multiprocessing.Lock()
@@ -40,8 +58,10 @@ class ConnectionBoard:
         return list(self._slot.iter_unpack(self._memory))
 
     def _live(self, record: tuple[int, int, float], now: float) -> bool:
+        # Written lately and its pid still a process: a killed process's slot is free once gunicorn's
+        # master has reaped it, not seconds later (a pid taken since by another process still goes stale).
         pid, _, written = record
-        return pid != 0 and now - written < self.stale_after
+        return pid != 0 and now - written < self.stale_after and self.pid_exists(pid)
 
     def claim(self, pid: int) -> int | None:
         """A free slot for process ``pid``. None when every slot is held by a live process (that
@@ -73,7 +93,7 @@ class ConnectionBoard:
         mine = board[slot][1]
         return not any(
             other != slot and record[1] < mine and self._live(record, now) for other, record in enumerate(board)
-        )
+        )  # _live last: it asks the kernel about the pid
 
 
 class BalancedThreadWorker(ThreadWorker):
