@@ -263,3 +263,17 @@ def test_a_killed_process_holds_the_others_back_no_longer_than_it_takes_to_reap_
         assert slowest < 2.5, slowest
     finally:
         server.close()
+
+
+def test_a_new_connection_waits_no_second_for_a_process_to_notice_it_holds_the_fewest(tmp_path):
+    """Connections opened one after another: each time the processes that listen come to hold more
+    than one that does not, that one must start listening at once (it used to notice at its loop's next
+    turn, up to a second later, while no process listened)."""
+    server = Gunicorn(tmp_path, workers=3)
+    try:
+        server.wait_for_boots(3)
+        time.sleep(1)
+        seconds = [server.get()[1] for _ in range(15)]
+        assert max(seconds) < 0.5, seconds
+    finally:
+        server.close()

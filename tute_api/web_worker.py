@@ -102,6 +102,7 @@ class BalancedThreadWorker(ThreadWorker):
 
     board = ConnectionBoard()  # made when gunicorn's master loads the class, shared by its workers
     slot: int | None = None
+    held_back_poll = 0.02  # seconds: how long a new connection may wait for the process that holds the fewest
 
     def run(self) -> None:
         # The slot is claimed once the app is loaded (gunicorn's init_process loads it, then calls run):
@@ -120,7 +121,13 @@ class BalancedThreadWorker(ThreadWorker):
         # finishes (up to graceful_timeout) would otherwise hold back the processes that hold more.
         if self.alive:
             self.board.publish(self.slot, os.getpid(), self.nr_conns)
-            self.set_accept_enabled(self.nr_conns < self.worker_connections)
+            can_accept = self.nr_conns < self.worker_connections
+            self.set_accept_enabled(can_accept)
+            if can_accept and not self._accepting:
+                # Held back by the board: nothing wakes this process when it comes to hold the fewest
+                # (another accepted, or one of its connections closed), so it looks again soon, not
+                # at gunicorn's next turn (up to a second, while no process listens).
+                timeout = min(timeout, self.held_back_poll)
         else:
             self.board.release(self.slot, os.getpid())
         super().wait_for_and_dispatch_events(timeout)
