@@ -28,6 +28,9 @@ class JSONString(serializers.CharField):
         return str(super().to_internal_value(data))
 
 
+_QUERY_INTEGER = re.compile(r"-?[0-9]+")
+
+
 class QueryInteger(serializers.IntegerField):
     """An integer of a query string: ASCII digits, with a minus sign or none. DRF's ``IntegerField``
     also takes ``1.0``, `` 5``, ``+5`` and other scripts' digits (``５``), which the schema's
@@ -38,5 +41,3 @@ class QueryInteger(serializers.IntegerField):
             self.fail("invalid")
         return int(super().to_internal_value(data))
 
-
-_QUERY_INTEGER = re.compile(r"-?[0-9]+")
