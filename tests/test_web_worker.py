@@ -80,46 +80,6 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def test_gunicorn_with_the_worker_spreads_kept_alive_connections_evenly(tmp_path):
-    """A real gunicorn, two processes: eight connections opened one after another and kept alive go
-    four to each process (each answer names the process that served it)."""
-    (tmp_path / "pid_app.py").write_text(
-        "import os\n"
-        "def app(environ, start_response):\n"
-        "    body = str(os.getpid()).encode()\n"
-        "    start_response('200 OK', [('Content-Length', str(len(body)))])\n"
-        "    return [body]\n"
-    )
-    (tmp_path / "empty.conf.py").write_text("")
-    port = free_port()
-    log = tmp_path / "gunicorn.log"
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--config", str(tmp_path / "empty.conf.py"), "--chdir", str(tmp_path),
-         "--worker-class", "tute_api.web_worker.BalancedThreadWorker", "--workers", "2", "--threads", "2",
-         "--keep-alive", "30", "--bind", f"127.0.0.1:{port}", "--log-level", "info", "pid_app:app"],
-        cwd=BASE_DIR, env={**os.environ, "PYTHONPATH": str(BASE_DIR)},
-        stdout=subprocess.DEVNULL, stderr=log.open("wb"),
-    )  # fmt: skip
-    connections = []
-    try:
-        deadline = time.monotonic() + 30
-        while log.read_text().count("Booting worker") < 2:  # a process not yet started holds no slot
-            assert server.poll() is None and time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
-        served_by = []
-        for _ in range(8):
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-            connection.request("GET", "/")
-            served_by.append(connection.getresponse().read().decode())
-            connections.append(connection)  # kept open: the process keeps holding it
-        assert sorted(served_by.count(pid) for pid in set(served_by)) == [4, 4]
-    finally:
-        for connection in connections:
-            connection.close()
-        server.terminate()
-        server.wait(timeout=30)
-
-
 PID_APP = (
     "import os, time\n"
     "from urllib.parse import parse_qs\n"
@@ -186,6 +146,18 @@ class Gunicorn:
             connection.close()
         self.server.terminate()
         self.server.wait(timeout=30)
+
+
+def test_gunicorn_with_the_worker_spreads_kept_alive_connections_evenly(tmp_path):
+    """A real gunicorn, two processes: eight connections opened one after another and kept alive go
+    four to each process (each answer names the process that served it)."""
+    server = Gunicorn(tmp_path, workers=2)
+    try:
+        server.wait_for_boots(2)  # a process not yet started holds no slot
+        served_by = [server.get()[0] for _ in range(8)]  # each connection kept open: its process holds it
+        assert sorted(served_by.count(pid) for pid in set(served_by)) == [4, 4]
+    finally:
+        server.close()
 
 
 def test_a_process_still_loading_the_app_holds_no_one_back(tmp_path):

@@ -40,4 +40,3 @@ class QueryInteger(serializers.IntegerField):
         if not isinstance(data, str) or not _QUERY_INTEGER.fullmatch(data):
             self.fail("invalid")
         return int(super().to_internal_value(data))
-

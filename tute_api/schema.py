@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from drf_spectacular.utils import OpenApiResponse
@@ -50,17 +51,22 @@ def problems(*statuses: int, **descriptions: str) -> dict[Any, OpenApiResponse]:
     }
 
 
+def _operations(result: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every operation of a generated schema (a path's entries that are not operations are skipped)."""
+    for operations in result.get("paths", {}).values():
+        yield from (operation for operation in operations.values() if isinstance(operation, dict))
+
+
 def document_unsupported_media_type(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """drf-spectacular's postprocessing hook: every operation that takes a body answers a body that is
     not JSON with a 415 (DRF's parsers), which no view lists among its own statuses."""
-    for operations in result.get("paths", {}).values():
-        for operation in operations.values():
-            if isinstance(operation, dict) and "requestBody" in operation:
-                operation["responses"].setdefault("415", {
-                    "description": "The body is not JSON: send `Content-Type: application/json` "
-                    "(`unsupported_media_type`).",
-                    "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
-                })  # fmt: skip
+    for operation in _operations(result):
+        if "requestBody" in operation:
+            operation["responses"].setdefault("415", {
+                "description": "The body is not JSON: send `Content-Type: application/json` "
+                "(`unsupported_media_type`).",
+                "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+            })  # fmt: skip
     return result
 
 
@@ -74,11 +80,10 @@ def require_one_of_bodies(result: dict[str, Any], **kwargs: Any) -> dict[str, An
         found: dict[str, Any] = schemas.get(ref.rsplit("/", 1)[-1], {})
         return found
 
-    for operations in result.get("paths", {}).values():
-        for operation in operations.values():
-            body = operation.get("requestBody") if isinstance(operation, dict) else None
-            for content in (body or {}).get("content", {}).values():
-                members = component(content.get("schema", {}).get("$ref", "")).get("oneOf", [])
-                if members and all(component(m.get("$ref", "")).get("required") for m in members):
-                    body["required"] = True
+    for operation in _operations(result):
+        body = operation.get("requestBody")
+        for content in (body or {}).get("content", {}).values():
+            members = component(content.get("schema", {}).get("$ref", "")).get("oneOf", [])
+            if members and all(component(m.get("$ref", "")).get("required") for m in members):
+                body["required"] = True
     return result

@@ -57,6 +57,9 @@ class ConnectionBoard:
     def _read(self) -> list[tuple[int, int, float]]:
         return list(self._slot.iter_unpack(self._memory))
 
+    def _write(self, slot: int, pid: int, connections: int, written: float) -> None:
+        self._slot.pack_into(self._memory, self._slot.size * slot, pid, connections, written)
+
     def _live(self, record: tuple[int, int, float], now: float) -> bool:
         # Written lately and its pid still a process: a killed process's slot is free once gunicorn's
         # master has reaped it, not seconds later (a pid taken since by another process still goes stale).
@@ -70,7 +73,7 @@ class ConnectionBoard:
             now = self.clock()
             for slot, record in enumerate(self._read()):
                 if record[0] == pid or not self._live(record, now):
-                    self._slot.pack_into(self._memory, self._slot.size * slot, pid, 0, now)
+                    self._write(slot, pid, 0, now)
                     return slot
         return None
 
@@ -78,11 +81,11 @@ class ConnectionBoard:
         """Free ``slot``; with ``pid``, only while that process still holds it (a slot given up early may
         have been claimed since by another process)."""
         if slot is not None and (pid is None or self._read()[slot][0] == pid):
-            self._slot.pack_into(self._memory, self._slot.size * slot, 0, 0, 0.0)
+            self._write(slot, 0, 0, 0.0)
 
     def publish(self, slot: int | None, pid: int, connections: int) -> None:
         if slot is not None:
-            self._slot.pack_into(self._memory, self._slot.size * slot, pid, connections, self.clock())
+            self._write(slot, pid, connections, self.clock())
 
     def holds_fewest(self, slot: int | None) -> bool:
         """Whether no live process holds fewer connections than the one in ``slot``. Ties all accept,
