@@ -39,8 +39,54 @@ def bot_owned(*, bot_id: UUID, owner: Player) -> Bot:
     return bot
 
 
+#: Ids of players known to be no registered bot, so that their actions and turns query nothing about
+#: bots. Registering a bot always makes a new player, so a player that is no bot never becomes one:
+#: the set is never wrong, only incomplete. Per process; emptied when it reaches _NO_BOTS_MAX.
+_no_bots: set[str] = set()
+_NO_BOTS_MAX = 100_000
+
+
 def bot_of_player(player_id: object) -> Bot | None:
-    return Bot.objects.select_related("player").filter(pk=player_id).first()
+    """The player's registered bot, or None: one query, none for a player already known to be no bot."""
+    if str(player_id) in _no_bots:
+        return None
+    bot = Bot.objects.filter(pk=player_id).first()
+    if bot is None:
+        _no_bot(player_id)
+    return bot
+
+
+def _no_bot(player_id: object) -> None:
+    if len(_no_bots) >= _NO_BOTS_MAX:
+        _no_bots.clear()
+    _no_bots.add(str(player_id))
+
+
+def bot_player_locked(bot_id: str) -> Player | None:
+    """The player of the registered bot with that id, if there is one and it is not retired.
+
+    Call it in a transaction: the bot's row stays locked until it commits, so a bot cannot be
+    retired while a match seating it is being created (``players.services.bot_retire``).
+    """
+    try:
+        pk = UUID(bot_id)
+    except ValueError:
+        return None
+    found = Bot.objects.select_for_update(of=("self",)).select_related("player")
+    bot = found.filter(pk=pk, retired_at__isnull=True).first()
+    return bot.player if bot is not None else None
+
+
+def retired_bot(player_id: object) -> bool:
+    """Whether the player is a retired bot; a bot's row is locked, as by :func:`bot_player_locked`, so
+    a bot cannot be retired while it takes a seat. A player known to be no bot costs no query."""
+    if str(player_id) in _no_bots:
+        return False
+    rows = list(Bot.objects.select_for_update(of=("self",)).filter(pk=player_id).values_list("retired_at", flat=True))
+    if not rows:
+        _no_bot(player_id)
+        return False
+    return rows[0] is not None
 
 
 def _percentile(ordered: list[int], p: float) -> int | None:

@@ -12,7 +12,7 @@ from django.utils import timezone
 from .errors import BotInPlay, InvalidWebhookUrl, NotYourBot, TooManyBots, UnknownBot, UsernameTaken
 from .models import Bot, BotCall, BotDelivery, Player, Token
 from .tokens import token_digest, token_new
-from .webhooks import webhook_target
+from .webhook_urls import webhook_target
 
 #: Bots a player may own at once (retired ones aside): each is a player with its own rate limit,
 #: so without a cap one client could make players without the limit on creating them.

@@ -6,7 +6,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group
 
-from games.tasks import ping
+from games.turns.tasks import ping
 from tests import services
 from tests.worker_tasks import create_group
 from tute_api.celery import app

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.models import Match
+from games.matches.models import Match
 from players.models import Player
 from tests.games.helpers import new_player
 

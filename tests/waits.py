@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from games import live
+from games.live import channels as live
 
 
 class Waits(list[tuple[float, bool]]):

@@ -42,8 +42,16 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "players",
-    "games",
-    "rooms",
+    "games.matches",
+    "games.turns",
+    "games.rooms",
+]
+
+#: Who hears of every committed change of a match (``games.matches.news``), in order: the live
+#: updates wake the waiting requests, the turn takers queue the next turn.
+MATCH_LISTENERS = [
+    "games.live.channels.match_news",
+    "games.turns.dispatch.next_turn",
 ]
 
 MIDDLEWARE = [
@@ -56,8 +64,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # Marks a match seat connected after each authenticated call on the match (rooms/presence.py).
-    "rooms.middleware.PresenceMiddleware",
+    # Marks a match seat connected after each authenticated call on the match (games/turns/presence.py).
+    "games.turns.middleware.PresenceMiddleware",
     # With BEAT_IN_PROCESS and no broker, runs Celery beat's schedule in a thread (tute_api/beat.py).
     "tute_api.beat.InProcessBeatMiddleware",
 ]

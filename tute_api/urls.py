@@ -6,11 +6,13 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from tute_api import errors, health
 
-# The versioned API: each app's routes.
+# The versioned API: each package's routes.
 api_v1_urlpatterns: list[object] = [
     path("", include("players.urls")),
-    path("", include("games.urls")),
-    path("", include("rooms.urls")),
+    path("", include("games.matches.urls")),
+    path("", include("games.live.urls")),
+    path("", include("games.turns.urls")),
+    path("", include("games.rooms.urls")),
 ]
 
 urlpatterns = [

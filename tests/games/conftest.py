@@ -6,8 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from games import adapter, engine, selectors
-from games.models import Event, Match
+from games import engine
+from games.matches import records as adapter
+from games.matches import selectors
+from games.matches.models import Event, Match
 from tute_api.celery import app as celery_app
 
 

@@ -12,7 +12,7 @@ from django.test import TestCase
 from rest_framework.test import APIClient
 
 from games import engine
-from games.models import Event
+from games.matches.models import Event
 from players.services import player_create
 
 CARD = re.compile(r"\b[OCEB](?:1[0-2]|[1-7])\b")

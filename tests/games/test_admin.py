@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from games.models import Event, Match
+from games.matches.models import Event, Match
 
 from .helpers import new_player
 

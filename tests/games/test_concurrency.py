@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 from django.db import connection, connections
 
-from games.models import Event, Match
+from games.matches.models import Event, Match
 
 from .helpers import Api, human_table
 

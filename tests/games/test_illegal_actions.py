@@ -12,7 +12,7 @@ import pytest
 from django.utils import timezone
 
 from games import engine
-from games.models import Event, Match
+from games.matches.models import Event, Match
 from tests.problems import problem
 
 from .helpers import Table, choose, human_table
@@ -112,7 +112,7 @@ def test_a_stale_expected_seq_is_409_with_the_current_seq():
 
 def test_a_seat_that_disconnects_and_comes_back_makes_no_action_stale():
     """Presence events take a seq but change no card, bid or turn; a move does make it stale."""
-    from rooms import presence
+    from games.turns import presence
 
     table = human_table("dos", {}, seed=2)
     turn = table.view(0)["hand"]["turn"]

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from games.models import Event, Match
+from games.matches.models import Event, Match
+from games.rooms.models import Room
 from players.models import Bot
-from rooms.models import Room
 from tests.games.helpers import new_player
 from tests.problems import problem
 

@@ -9,8 +9,10 @@ import pytest
 from django.db import OperationalError
 from django.utils import timezone
 
-from games import engine, services, tasks
-from games.models import AppendOnly, Event, Match
+from games import engine
+from games.matches.models import AppendOnly, Event, Match
+from games.turns import builtin as services
+from games.turns import tasks
 from tests.services import missing
 
 from .helpers import new_player

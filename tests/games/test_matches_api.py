@@ -12,8 +12,8 @@ from django.apps import apps as django_apps
 from django.test import override_settings
 from django.utils import timezone
 
-from games import tasks
-from games.models import Event, Hand, IdempotencyRecord, Match, MatchStatus, Seat
+from games.matches import tasks
+from games.matches.models import Event, Hand, IdempotencyRecord, Match, MatchStatus, Seat
 from tests.problems import problem
 
 from .helpers import Api, new_player
@@ -397,7 +397,7 @@ def test_a_migration_gives_the_hands_stored_without_their_result_the_result_in_t
                                                 "seats": [{"bot": "level-1"}] * 2}).json()  # fmt: skip
     before = {h.number: (h.result, h.finished_seq) for h in Hand.objects.filter(match_id=created["id"])}
     Hand.objects.filter(match_id=created["id"]).update(result=None, finished_seq=None)
-    migration = importlib.import_module("games.migrations.0003_hand_results_from_the_log")
+    migration = importlib.import_module("games.matches.migrations.0003_hand_results_from_the_log")
     migration.fill_in_results(django_apps, None)
     assert {h.number: (h.result, h.finished_seq) for h in Hand.objects.filter(match_id=created["id"])} == before
     assert all(result is not None for result, _ in before.values())

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from games import engine
-from games.models import Event, Match
+from games.matches.models import Event, Match
 
 from .helpers import (
     SHORT_MATCHES,

@@ -91,8 +91,8 @@ def test_the_idempotency_key_is_documented_as_the_service_checks_it(schema, key)
     from rest_framework.request import Request
     from rest_framework.test import APIRequestFactory
 
-    from games.apis import idempotency_of
-    from games.errors import BadRequest
+    from games.matches.errors import BadRequest
+    from games.matches.idempotency import idempotency_of
 
     parameters = [p for item in schema["paths"].values() for op in item.values() for p in op.get("parameters", [])]
     documented = [p["schema"] for p in parameters if p["name"] == "Idempotency-Key"]
@@ -140,7 +140,7 @@ def test_every_bounded_query_parameter_is_checked_as_documented(schema):
 
 def test_the_action_bodies_are_documented_with_the_bounds_the_service_checks(schema):
     """Each bounded integer of an action body: its documented bounds are accepted, one past them refused."""
-    from games.serializers import ActionInputSerializer
+    from games.matches.serializers import ActionInputSerializer
 
     components = schema["components"]["schemas"]
     checked = set()

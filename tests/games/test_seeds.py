@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from games.models import Match
+from games.matches.models import Match
 from tests.games.helpers import new_player
 from tests.http_bots.helpers import register
 from tests.problems import problem

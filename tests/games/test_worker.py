@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from games.models import Match
+from games.matches.models import Match
 
 from .helpers import choose, new_player
 

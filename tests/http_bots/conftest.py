@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from games.models import Match
-from games.tasks import deliver_turn
+from games.matches.models import Match
+from games.turns.tasks import deliver_turn
 from tests.games.conftest import assert_replays_to_snapshot
 
 from .helpers import Receiver

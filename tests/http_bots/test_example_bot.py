@@ -17,7 +17,7 @@ from unittest import mock
 import pytest
 from django.conf import settings
 
-from games.models import Event, Match
+from games.matches.models import Event, Match
 from players.models import Bot, BotCall, Player
 from tests import services
 

@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 from django.db import connection, connections
 
-from games import services as game_services
-from games import turns
-from games.errors import Forbidden
-from games.models import Match, Seat
+from games.matches import services as game_services
+from games.matches.errors import Forbidden
+from games.matches.models import Match, Seat
 from players import services as player_services
 from players.errors import UnknownBot
 from players.models import Bot, Token
@@ -187,14 +186,14 @@ def test_two_creates_seating_the_same_bots_in_other_orders_do_not_deadlock(monke
         services.missing("row locks need PostgreSQL (DATABASE_URL); .ci/run sets it")
     owner = new_player("owner")
     one, two = register("poll", owner=owner), register("poll", owner=owner)
-    locked = turns.registered_bot
+    locked = game_services.bot_player_locked
 
     def slowly(bot_id: str) -> Any:
         found = locked(bot_id)
         time.sleep(0.3)  # holding the row's lock, as a busy server might
         return found
 
-    monkeypatch.setattr(turns, "registered_bot", slowly)
+    monkeypatch.setattr(game_services, "bot_player_locked", slowly)
     answers: list[int] = []
 
     def create(seats: list[Any]) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.db import connections
 
-from games.models import Match
+from games.matches.models import Match
 from tests.games.helpers import new_player
 from tests.games.openapi import validate
 from tests.problems import problem
@@ -133,8 +133,8 @@ def test_a_registered_bot_is_no_human_for_presence():
     """A match of one human against registered bots never waits for them to be "connected" (M3)."""
     from django.utils import timezone
 
-    from rooms.models import Presence
-    from rooms.presence import presences_create
+    from games.turns.models import Presence
+    from games.turns.presence import presences_create
 
     bot = register("poll")
     vs_human(bot.id)

@@ -16,8 +16,9 @@ from django.db.models import F
 from django.test import TestCase
 from django.test.utils import CaptureQueriesContext
 
-from games import tasks, turns
-from games.models import Event, Match
+from games.matches.models import Event, Match
+from games.turns import http_bots as turns
+from games.turns import tasks
 from players.models import BotCall
 from tests.games.helpers import human_table, new_player
 from tests.games.openapi import validate

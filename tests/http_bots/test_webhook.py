@@ -11,10 +11,10 @@ from unittest import mock
 
 import pytest
 
-from games import tasks, turns
-from games.models import Event, Match
-from games.turns import PUBLIC_DETAIL
-from players import webhooks
+from games.matches.models import Event, Match
+from games.turns import http_bots as turns
+from games.turns import tasks, webhooks
+from games.turns.http_bots import PUBLIC_DETAIL
 from players.models import Bot, BotCall
 from tests.games.helpers import new_player
 from tests.games.openapi import validate
@@ -95,7 +95,7 @@ def play_until_the_bot_has_been_called(human: Any, match: dict[str, Any], calls:
 def test_a_bad_reply_is_replaced_by_a_level_2_move_logged_and_counted(
     receiver: Receiver, respond, reason, detail, caplog
 ):
-    caplog.set_level(logging.INFO, logger="games.turns")
+    caplog.set_level(logging.INFO, logger="games.turns.http_bots")
     bot = register("webhook", webhook_url=receiver.url, timeout_ms=300)
     receiver.respond = respond
     human = new_player("human")
@@ -119,7 +119,9 @@ def test_a_bad_reply_is_replaced_by_a_level_2_move_logged_and_counted(
     assert stats[{"error": "errors", "timeout": "timeouts", "illegal": "illegal"}[reason]] == len(fallbacks)
     if reason == "timeout":
         assert stats["latency_ms"]["p50"] >= 300
-    logged = [r.getMessage() for r in caplog.records if r.name == "games.turns" and "Bot fallback" in r.getMessage()]
+    logged = [
+        r.getMessage() for r in caplog.records if r.name == "games.turns.http_bots" and "Bot fallback" in r.getMessage()
+    ]
     assert len(logged) == len(fallbacks) and f"match {match['id']} at seq {fallback.seq - 1}" in logged[0]
     assert reason in logged[0], "the operator's log says what happened too"
 
@@ -298,7 +300,7 @@ def test_a_reply_that_trickles_in_is_cut_off_once_the_timeout_is_past():
     import threading
     import time as clock
 
-    from players import webhooks as hooks
+    from games.turns import webhooks as hooks
 
     server = sockets.socket()
     server.bind(("127.0.0.1", 0))
@@ -335,7 +337,7 @@ def _service_event(match_id: str) -> None:
     """What the rooms app logs between moves (a seat disconnected): an event that is no action."""
     from django.utils import timezone
 
-    from games import adapter
+    from games.matches import records as adapter
 
     match = Match.objects.get(pk=match_id)
     Event.objects.bulk_create(adapter.event_rows(match, [{"type": "seat_disconnected", "seat": 1,

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from games.models import Event, Match
+from games.matches.models import Event, Match
 from players.models import BotCall
 
 from .helpers import Receiver, register

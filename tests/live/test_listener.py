@@ -8,7 +8,7 @@ from contextlib import ExitStack
 
 import pytest
 
-from games import live
+from games.live import channels as live
 from tests import services
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from django.test import override_settings
 
-from games import live
+from games.live import channels as live
 from tests import services
 from tests.waits import Waits
 

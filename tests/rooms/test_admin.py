@@ -22,11 +22,11 @@ def test_rooms_members_tables_and_presence_are_in_the_admin(client: Client):
     assert listing.status_code == 200 and room["code"] in listing.content.decode()
     page = client.get(f"/admin/rooms/room/{room['id']}/change/")
     assert page.status_code == 200 and friend.username in page.content.decode()
-    assert client.get("/admin/rooms/table/").status_code == 200
-    assert client.get("/admin/rooms/presence/").status_code == 200
+    assert client.get("/admin/turns/table/").status_code == 200
+    assert client.get("/admin/turns/presence/").status_code == 200
     for model in ("table", "presence"):  # the service's records, shown read-only
-        assert client.get(f"/admin/rooms/{model}/add/").status_code == 403
-        row = client.get(f"/admin/rooms/{model}/").context["cl"].result_list[0]
-        page = client.get(f"/admin/rooms/{model}/{row.pk}/change/")
+        assert client.get(f"/admin/turns/{model}/add/").status_code == 403
+        row = client.get(f"/admin/turns/{model}/").context["cl"].result_list[0]
+        page = client.get(f"/admin/turns/{model}/{row.pk}/change/")
         assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
-        assert client.post(f"/admin/rooms/{model}/{row.pk}/delete/", {"post": "yes"}).status_code == 403
+        assert client.post(f"/admin/turns/{model}/{row.pk}/delete/", {"post": "yes"}).status_code == 403

@@ -10,7 +10,7 @@ import pytest
 from django.db import connections
 from django.test import override_settings
 
-from games.models import Event
+from games.matches.models import Event
 from tests.games.helpers import human_table, new_player
 from tests.waits import Waits
 

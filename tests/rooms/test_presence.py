@@ -14,11 +14,11 @@ from django.test import TestCase
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import selectors
-from games.models import Event, Match
+from games.live import apis as live_apis
+from games.matches.models import Event, Match
+from games.turns import clock, presence
+from games.turns.models import Presence
 from players.models import BotCall
-from rooms import presence
-from rooms.models import Presence
 from tests import services
 from tests.games.helpers import Api, new_player
 from tests.problems import problem
@@ -130,7 +130,7 @@ def test_a_call_the_server_fails_does_not_count_as_presence(monkeypatch):
     match_id = room["match"]["id"]
     old = timezone.now() - timedelta(seconds=30)
     Presence.objects.filter(match_id=match_id).update(last_seen=old)
-    monkeypatch.setattr(selectors, "match_events", mock.Mock(side_effect=OperationalError("connection lost")))
+    monkeypatch.setattr(live_apis, "match_events", mock.Mock(side_effect=OperationalError("connection lost")))
     problem(friend.get(f"/api/v1/matches/{match_id}/events", {"after": 0}), 503, "service_unavailable")
     assert Presence.objects.get(match_id=match_id, seat=1).last_seen == old
 
@@ -191,7 +191,7 @@ def test_a_turn_clock_that_has_not_run_out_plays_nothing():
     room, _ = friends_match(turn_seconds=5)
     match = Match.objects.get(pk=room["match"]["id"])
     early = match.updated_at + timedelta(seconds=4)
-    assert not presence.turn_clock_expire(match_id=match.pk, seq=match.seq, now=early)
+    assert not clock.turn_clock_expire(match_id=match.pk, seq=match.seq, now=early)
     assert Match.objects.get(pk=match.pk).seq == match.seq and "turn_timed_out" not in types(match.pk)
 
 
@@ -351,6 +351,6 @@ def test_a_move_the_turn_clock_plays_for_a_poll_bot_is_not_counted_as_its_own():
     else:
         raise AssertionError("the poll bot never got a turn")
     with TestCase.captureOnCommitCallbacks(execute=True):
-        assert presence.turn_clock_expire(match_id=match_id, seq=match.seq, now=timezone.now() + timedelta(seconds=6))
+        assert clock.turn_clock_expire(match_id=match_id, seq=match.seq, now=timezone.now() + timedelta(seconds=6))
     assert Match.objects.get(pk=match_id).seq > match.seq, "the clock played for the bot"
     assert not BotCall.objects.filter(bot_id=bot["id"], outcome="ok").exists(), "not the bot's own move"

@@ -9,9 +9,10 @@ import pytest
 from django.test import TestCase
 from django.utils import timezone
 
-from games import engine, services
-from games.models import Event, Match
-from rooms import presence
+from games import engine
+from games.matches import services
+from games.matches.models import Event, Match
+from games.turns import presence
 from tests.games.helpers import choose, human_table, new_player
 
 pytestmark = pytest.mark.django_db

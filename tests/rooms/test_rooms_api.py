@@ -6,8 +6,9 @@ import uuid
 
 import pytest
 
-from games.models import Match
-from rooms.models import Presence, Room, Table
+from games.matches.models import Match
+from games.rooms.models import Room
+from games.turns.models import Presence, Table
 from tests.games.helpers import new_player
 from tests.problems import problem
 

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from games.models import Event, Match
-from rooms import tasks
+from games.matches.models import Event, Match
+from games.turns import tasks
 from tests.games.helpers import new_player
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]

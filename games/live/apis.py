@@ -1,0 +1,260 @@
+"""The live updates' HTTP API: every read that may wait for news.
+
+``GET /matches/{id}`` and ``GET /matches/{id}/events`` with ``?after=&wait=`` (long polls), the
+event stream (SSE), and ``GET /me/turns?wait=`` (the turns a player must play). Each subscribes
+before it reads (:mod:`.waits`, :mod:`.stream`) and shows the match as the caller's seat may see it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import NotAcceptable
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games.matches import examples
+from games.matches.bodies import event_body, match_body
+from games.matches.selectors import MAX_WAIT_SECONDS, Membership, match_events, match_membership
+from games.matches.serializers import EVENT, MAX_SEQ, ActionField, MatchSerializer
+from games.turns.feed import turn_body
+from games.turns.tables import timings_of
+from tute_api.fields import QueryInteger
+from tute_api.parsers import whole_number
+from tute_api.schema import problems
+
+from . import waits
+from .stream import event_stream
+
+MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The match's id.")
+
+STREAM = OpenApiExample(
+    "Two events",
+    value='id: 7\nevent: card_played\ndata: {"seq":7,"type":"card_played","seat":1,"data":{"card":"O1"},'
+    '"at":"2026-01-01T12:00:00Z"}\n\n: keep-alive\n\n',
+    response_only=True,
+)
+
+
+class WaitQuerySerializer(serializers.Serializer):
+    """A long poll's query; the schema documents each query of this module from its serializer."""
+
+    after = QueryInteger(
+        required=False,
+        min_value=0,
+        max_value=MAX_SEQ,
+        help_text="With `wait`: answer as soon as the match's `seq` is past this one.",
+    )
+    wait = QueryInteger(
+        required=False,
+        min_value=0,
+        max_value=MAX_WAIT_SECONDS,
+        help_text="Whole seconds to wait for the match to move past `after` before answering (a long poll); "
+        "0 by default. Without `after`, or for a match that is over, it answers at once.",
+    )
+
+
+def _membership(request: Request, match_id: UUID, query: WaitQuerySerializer) -> Membership:
+    """The caller's membership of the match, after a long poll if the query asks for one."""
+    data = query.validated_data
+    return waits.match_membership_after(
+        match_id=match_id, player=request.user, after=data.get("after"), wait=data.get("wait") or 0
+    )
+
+
+
+class MatchDetailApi(APIView):
+    @extend_schema(
+        operation_id="matches_retrieve",
+        summary="The match as the caller sees it",
+        description="With `after` and `wait`, a long poll: the answer comes as soon as the match moves past "
+        "`after` (a bot played, someone joined), or after `wait` seconds.",
+        parameters=[MATCH_ID, WaitQuerySerializer],
+        responses={200: MatchSerializer, **problems(400, 401, 404, 429)},
+        examples=[examples.MATCH_VIEW],
+        tags=["matches"],
+    )
+    def get(self, request: Request, match_id: UUID) -> Response:
+        query = WaitQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        membership = _membership(request, match_id, query)
+        return Response(match_body(membership.match, membership.seat))
+
+
+
+class MatchEventsApi(APIView):
+    class QuerySerializer(WaitQuerySerializer):
+        after = QueryInteger(
+            required=False, default=0, min_value=0, max_value=MAX_SEQ, help_text="Only events with a greater seq."
+        )
+        limit = QueryInteger(
+            required=False, default=1000, min_value=1, max_value=1000, help_text="At most this many events."
+        )
+
+    @extend_schema(
+        operation_id="matches_events_list",
+        summary="The match's events after a seq",
+        description="Oldest first, each as the caller may see it (other hands and the stock are hidden). "
+        "With `wait`, a long poll: the answer comes as soon as there is an event after `after`.",
+        parameters=[
+            MATCH_ID,
+            QuerySerializer,
+        ],
+        responses={200: EVENT, **problems(400, 401, 404, 429)},
+        examples=examples.EVENTS,
+        tags=["matches"],
+    )
+    def get(self, request: Request, match_id: UUID) -> Response:
+        query = self.QuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        membership = _membership(request, match_id, query)
+        data = query.validated_data
+        rows = match_events(match=membership.match, after=data["after"], limit=data["limit"])
+        return Response([event_body(row, membership.seat) for row in rows])
+
+
+class EventStreamRenderer(BaseRenderer):
+    """Lets ``Accept: text/event-stream`` through content negotiation; errors are still JSON problems."""
+
+    media_type = "text/event-stream"
+    format = "sse"
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+        return JSONRenderer().render(data)
+
+
+class MatchStreamApi(APIView):
+    # An event stream for any Accept that admits one (none, */*, text/*); problems are JSON either way.
+    renderer_classes = [EventStreamRenderer, JSONRenderer]
+
+    class QuerySerializer(serializers.Serializer):
+        after = QueryInteger(
+            required=False,
+            min_value=0,
+            max_value=MAX_SEQ,
+            help_text="Start after this seq (default: `Last-Event-ID`, else 0).",
+        )
+
+    @extend_schema(
+        operation_id="matches_stream",
+        summary="Server-sent events: the match's events as they happen",
+        description="`text/event-stream`: each event of the log, redacted for the caller, with `id:` its seq and "
+        "`event:` its type; `: keep-alive` comments while nothing happens. A connection lasts a few minutes; "
+        "reconnect with `Last-Event-ID` (or `?after=`) to resume without losing or repeating an event. The "
+        "stream ends once the match is over and every event is sent; 204 if there is nothing more to send. An "
+        "`Accept` header that admits no `text/event-stream` gets 406.",
+        parameters=[
+            MATCH_ID,
+            QuerySerializer,
+            OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER, description="The last seq received."),
+            OpenApiParameter("format", exclude=True),  # DRF's ?format= names renderers: JSON here is for problems
+        ],
+        responses={
+            (200, "text/event-stream"): OpenApiResponse(OpenApiTypes.STR, examples=[STREAM]),
+            204: OpenApiResponse(description="The match is over and every event was sent."),
+            **problems(400, 401, 404, 406, 429),
+        },
+        tags=["matches"],
+    )
+    def get(self, request: Request, match_id: UUID) -> HttpResponse:
+        if request.accepted_renderer.media_type != EventStreamRenderer.media_type:
+            raise NotAcceptable("This is an event stream: send Accept: text/event-stream (or */*).")
+        query = self.QuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        after = query.validated_data.get("after")
+        if after is None:
+            after = whole_number(request.headers.get("Last-Event-ID", "0").strip()) or 0
+        membership = match_membership(match_id=match_id, player=request.user)
+        match = membership.match
+        if match.status in ("finished", "cancelled") and after >= match.seq:
+            return HttpResponse(status=204)
+        response = StreamingHttpResponse(
+            event_stream(
+                match_id=match.id,
+                seat=membership.seat,
+                player_id=request.user.pk,
+                after=after,
+                lifetime=settings.STREAM_MAX_SECONDS,
+                # A seated viewer's stream keeps the seat connected: it wakes well within the timeout.
+                keepalive=min(settings.STREAM_KEEPALIVE_SECONDS, timings_of(match.id).presence_timeout / 2),
+            ),
+            content_type="text/event-stream",
+        )
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"
+        return response
+
+
+class TurnSerializer(serializers.Serializer):
+    match_id = serializers.UUIDField()
+    seq = serializers.IntegerField(help_text="The match's seq: send it back as the action's `expected_seq`.")
+    seat = serializers.IntegerField(help_text="The caller's seat.")
+    deadline_ms = serializers.IntegerField(
+        allow_null=True,
+        help_text="For a poll bot: the milliseconds left of its `timeout_ms`, counted from the start of the turn, "
+        "before a level-2 move is played for it (0: at any moment). null for anyone else. A webhook call carries "
+        "the bot's `timeout_ms`.",
+    )
+    view = MatchSerializer(help_text="The match as the caller's seat sees it.")
+    legal_actions = serializers.ListField(child=ActionField(), help_text="Each exactly as it would be posted.")
+
+
+class TurnsOutputSerializer(serializers.Serializer):
+    turns = TurnSerializer(many=True)
+
+
+class MyTurnsApi(APIView):
+    class QuerySerializer(serializers.Serializer):
+        wait = QueryInteger(
+            required=False,
+            default=0,
+            min_value=0,
+            max_value=MAX_WAIT_SECONDS,
+            help_text="Whole seconds to wait for a turn.",
+        )
+
+    @extend_schema(
+        operation_id="me_turns",
+        summary="The matches where the caller must act (a long poll)",
+        description="Every active match where it is the caller's turn, with the caller's view and "
+        "`legal_actions`. With `wait`, answers as soon as there is one, or with an empty list after `wait` "
+        "seconds. Answer each with `POST /matches/{match_id}/actions` and `expected_seq`. This is how a "
+        "`poll` bot gets its turns (docs/http-bots.md), within its `timeout_ms` (`deadline_ms` says what is "
+        "left); any player may use it.",
+        parameters=[QuerySerializer],
+        responses={200: TurnsOutputSerializer, **problems(400, 401, 429)},
+        examples=[
+            OpenApiExample(
+                "A turn",
+                value={
+                    "turns": [
+                        {
+                            "match_id": examples.MATCH_VIEW.value["id"],
+                            "seq": examples.MATCH_VIEW.value["seq"],
+                            "seat": examples.MATCH_VIEW.value["my_seat"],
+                            "deadline_ms": 1850,
+                            "view": examples.MATCH_VIEW.value,
+                            "legal_actions": examples.MATCH_VIEW.value["legal_actions"],
+                        }
+                    ]
+                },
+                response_only=True,
+            ),
+            OpenApiExample("No turn yet", value={"turns": []}, response_only=True),
+        ],
+        tags=["bots"],
+    )
+    def get(self, request: Request) -> Response:
+        query = self.QuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        found = waits.turns_wait(player=request.user, timeout=query.validated_data["wait"])
+        return Response({"turns": [turn_body(turn) for turn in found]})

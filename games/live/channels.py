@@ -1,0 +1,190 @@
+"""The live-update channels: wake the requests that wait for a match to move on (long polls, SSE, bots
+polling for turns).
+
+A waiter subscribes to a channel, checks the database once, and then sleeps on the subscription,
+holding no database connection, until a publisher announces news on the channel or the time runs
+out. Publishers announce after their transaction commits: :func:`match_news` hears every committed
+change of a match (``settings.MATCH_LISTENERS``).
+
+Two backends, chosen by ``settings.LIVE_UPDATES_URL``:
+
+- ``redis://…``: Redis pub/sub, so that every process of every server hears every announcement;
+- empty: in process (``threading``), enough for ``make run``'s single server process, where the
+  Celery tasks run in process too.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Protocol
+
+from django.conf import settings
+
+from games.matches.news import MatchNews
+
+logger = logging.getLogger(__name__)
+
+
+class Subscription(Protocol):
+    def wait(self, timeout: float) -> bool:
+        """Sleep until news arrives on the channel (True) or ``timeout`` seconds pass (False)."""
+
+
+class _LocalSubscription:
+    def __init__(self) -> None:
+        self.news = threading.Event()
+
+    def wait(self, timeout: float) -> bool:
+        got = self.news.wait(timeout)
+        self.news.clear()
+        return got
+
+
+class LocalBroker:
+    """Announcements between the threads of one process."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._subscribers: dict[str, set[_LocalSubscription]] = defaultdict(set)
+
+    def publish(self, channel: str) -> None:
+        with self._lock:
+            subscribers = list(self._subscribers.get(channel, ()))
+        for subscription in subscribers:
+            subscription.news.set()
+
+    @contextmanager
+    def subscribe(self, channel: str) -> Iterator[Subscription]:
+        subscription = _LocalSubscription()
+        with self._lock:
+            self._subscribers[channel].add(subscription)
+        try:
+            yield subscription
+        finally:
+            with self._lock:
+                self._subscribers[channel].discard(subscription)
+                if not self._subscribers[channel]:
+                    del self._subscribers[channel]
+
+
+#: Every channel of the service starts with this prefix; a process listens to all of them at once.
+CHANNEL_PREFIX = "tute:"
+
+
+class RedisBroker:
+    """Announcements across processes through Redis pub/sub.
+
+    A process holds one Redis connection for all its waiters: a listener thread, started on the
+    first subscription, subscribes to every channel of the service (``tute:*``) and wakes the
+    waiters of the channels it hears through a :class:`LocalBroker`. A waiter thus costs no
+    connection of its own, and no round trip to Redis to subscribe or to leave.
+    """
+
+    def __init__(self, url: str) -> None:
+        import redis  # imported here: the in-process default needs no Redis client
+
+        self._client = redis.Redis.from_url(url, socket_connect_timeout=2, health_check_interval=30)
+        self._local = LocalBroker()
+        self._lock = threading.Lock()
+        self._listener: threading.Thread | None = None
+        self._listening = threading.Event()
+        self._lost = threading.Event()  # the listener ran and lost Redis (or never reached it)
+        self._closed = threading.Event()
+
+    def publish(self, channel: str) -> None:
+        self._client.publish(channel, b"1")
+
+    @contextmanager
+    def subscribe(self, channel: str) -> Iterator[Subscription]:
+        with self._local.subscribe(channel) as subscription:
+            self._listen_in_background()
+            yield subscription
+
+    def _listen_in_background(self, timeout: float = 2.0) -> None:
+        """Start the listener if it is not running, and wait (a little) until it listens, so that
+        news published after ``subscribe`` returns is heard."""
+        with self._lock:
+            if self._listener is None or not self._listener.is_alive():
+                self._listener = threading.Thread(target=self._listen, name="live-updates", daemon=True)
+                self._listener.start()
+        # A listener that has lost Redis is not waited for, or each waiter would lose the timeout
+        # again: waiters then time out and read again. One that is starting is.
+        self._listening.wait(0 if self._lost.is_set() else timeout)
+
+    def _listen(self) -> None:
+        pause = 0.5  # before listening again; doubles while Redis stays away, up to 8 s
+        while not self._closed.is_set():
+            pubsub = self._client.pubsub()
+            try:
+                pubsub.psubscribe(CHANNEL_PREFIX + "*")
+                confirmed = pubsub.get_message(timeout=5)  # Redis has the subscription: no news is missed
+                if confirmed is None or confirmed["type"] != "psubscribe":
+                    raise ConnectionError(f"no confirmation of the subscription: {confirmed!r}")
+                self._lost.clear()
+                self._listening.set()
+                pause = 0.5
+                while True:
+                    message = pubsub.get_message(timeout=30)  # a timeout lets redis-py check the connection
+                    if message is not None and message["type"] == "pmessage":
+                        channel = message["channel"]
+                        self._local.publish(channel.decode() if isinstance(channel, bytes) else channel)
+            except Exception:  # Redis went away: listen again in a moment
+                self._lost.set()
+                logger.warning("Live updates: lost Redis, listening again", exc_info=True)
+            finally:
+                self._listening.clear()
+                pubsub.close()
+            self._closed.wait(pause)
+            pause = min(pause * 2, 8.0)
+
+    def close(self) -> None:
+        """Stop trying to listen once Redis is lost (a listener that listens stops with its process)."""
+        self._closed.set()
+
+
+_broker: LocalBroker | RedisBroker | None = None
+_broker_url: str | None = None
+
+
+def broker() -> LocalBroker | RedisBroker:
+    """The broker that ``settings.LIVE_UPDATES_URL`` names, built once per process."""
+    global _broker, _broker_url
+    url = settings.LIVE_UPDATES_URL
+    if _broker is None or url != _broker_url:
+        _broker = RedisBroker(url) if url else LocalBroker()
+        _broker_url = url
+    return _broker
+
+
+def match_channel(match_id: object) -> str:
+    return f"tute:match:{match_id}"
+
+
+def player_channel(player_id: object) -> str:
+    return f"tute:player:{player_id}"
+
+
+def publish(*channels: str) -> None:
+    """Announce news on some channels (call it after the news is committed)."""
+    hub = broker()
+    for channel in channels:
+        hub.publish(channel)
+
+
+@contextmanager
+def subscribe(channel: str) -> Iterator[Subscription]:
+    with broker().subscribe(channel) as subscription:
+        yield subscription
+
+
+def match_news(news: MatchNews) -> None:
+    """A change of a match committed: wake its waiters, and the ``/me/turns`` polls of the player who
+    must act after a move."""
+    channels = [match_channel(news.match_id)]
+    if news.moved and news.seat is not None and news.seat["player"]:
+        channels.append(player_channel(news.seat["player"]["id"]))
+    publish(*channels)

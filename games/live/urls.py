@@ -1,0 +1,10 @@
+from django.urls import path
+
+from . import apis
+
+urlpatterns = [
+    path("matches/<uuid:match_id>", apis.MatchDetailApi.as_view(), name="match"),
+    path("matches/<uuid:match_id>/events", apis.MatchEventsApi.as_view(), name="match-events"),
+    path("matches/<uuid:match_id>/stream", apis.MatchStreamApi.as_view(), name="match-stream"),
+    path("me/turns", apis.MyTurnsApi.as_view(), name="me-turns"),
+]

@@ -1,0 +1,126 @@
+"""OpenAPI examples, built from a real seeded deal so that they always match what the API sends."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiExample
+
+from games import engine
+
+from .bodies import variants_body
+
+_ID = "0b9d6c8e-5a53-4f0e-9a36-2f1d7c4e8a11"
+_AT = "2026-01-01T12:00:00Z"
+_SEATS = [
+    {"seat": 0, "kind": "player", "player": {"id": "5f0c8a9e-3d1b-4c55-9a3e-0f6f2a1b7c11", "username": "ana"},
+     "bot": None},
+    {"seat": 1, "kind": "bot", "player": None, "bot": "level-1"},
+    {"seat": 2, "kind": "bot", "player": None, "bot": "level-2"},
+    {"seat": 3, "kind": "bot", "player": None, "bot": "level-1"},
+]  # fmt: skip
+
+
+def _sample() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Seat 0's view of a seeded clásico once others have played to the trick, and its events."""
+    step = engine.new_match("clasico", {"games_to_win": 1}, seed=7)
+    state, events = step.state, list(step.events)
+    while engine.current_seat(state) != 0 or len(events) < 3:
+        seat = engine.current_seat(state)
+        assert seat is not None
+        events += engine.push(state, seat, engine.legal_actions(state, seat)[0])
+    table = engine.view(state, 0)
+    body = {
+        "id": _ID, "variant": "clasico", "options": table["options"], "status": "active", "seq": len(events),
+        "players": 4, "seats": _SEATS, "invite_code": None, "my_seat": 0, "my_hand": table["my_hand"],
+        "legal_actions": table["legal_actions"], "scoreboard": table["scoreboard"], "sides": table["sides"],
+        "results": [], "winners": None, "hand": table["hand"], "created_at": _AT, "started_at": _AT,
+        "finished_at": None,
+    }  # fmt: skip
+    shown = [{"seq": n, **engine.redact(e, 0), "at": _AT} for n, e in enumerate(events, 1)]
+    return body, shown
+
+
+_VIEW, _EVENTS = _sample()
+
+# A list response shows each example as a list of one item (drf-spectacular wraps it): one example per item.
+VARIANTS = [
+    OpenApiExample(f"Variant {variant['name']}", value=variant, response_only=True)
+    for variant in variants_body()[:2]
+]
+CREATE_VS_BOTS = OpenApiExample(
+    "Against bots",
+    value={"variant": "clasico", "options": {"games_to_win": 1},
+           "seats": [{"player": "me"}, {"bot": "level-1"}, {"bot": "level-2"}, {"bot": "level-1"}]},
+    request_only=True,
+)  # fmt: skip
+CREATE_WITH_FRIENDS = OpenApiExample(
+    "With friends",
+    value={"variant": "dos", "seats": [{"player": "me"}, {"open": True}]},
+    request_only=True,
+)
+MATCH_CREATED = OpenApiExample("Created", value=_VIEW, response_only=True, status_codes=["201"])
+MATCH_VIEW = OpenApiExample("The caller's view", value=_VIEW, response_only=True)
+MATCH_PAGE = OpenApiExample(
+    "A page",
+    value={"count": 1, "next": None, "previous": None, "results": [{
+        "id": _ID, "variant": "clasico", "options": _VIEW["options"], "status": "active", "seq": _VIEW["seq"],
+        "seats": _SEATS, "my_seat": 0, "turn": 0, "my_turn": True, "invite_code": None,
+        "created_at": _AT, "updated_at": _AT,
+    }]},
+    response_only=True,
+)  # fmt: skip
+JOIN = OpenApiExample("Join", value={"invite_code": "k7m2q9xw4p"}, request_only=True)
+ACTIONS = [
+    OpenApiExample("Play a card", value={"type": "play", "card": "O1", "expected_seq": 3}, request_only=True),
+    OpenApiExample("Bid", value={"type": "bid", "amount": 75}, request_only=True),
+    OpenApiExample("Pass", value={"type": "pass"}, request_only=True),
+    OpenApiExample("Choose trump", value={"type": "choose_trump", "suit": "E"}, request_only=True),
+]
+ACTION_ERRORS = [
+    OpenApiExample(
+        "Must follow suit",
+        value={"type": "urn:tute:problem:must_follow_suit", "title": "Unprocessable Entity", "status": 422,
+               "detail": "you must follow suit: play a card of copas", "code": "must_follow_suit", "rule": "C5.a"},
+        response_only=True,
+        status_codes=["422"],
+    ),
+    OpenApiExample(
+        "Stale seq",
+        value={"type": "urn:tute:problem:stale_seq", "title": "Conflict", "status": 409,
+               "detail": "The match has moved on: it is at seq 9, not 7.", "code": "stale_seq", "seq": 9},
+        response_only=True,
+        status_codes=["409"],
+    ),
+]  # fmt: skip
+EVENTS = [
+    OpenApiExample(f"Event {event['type']}", value=event, response_only=True)
+    for event in [_EVENTS[0], _EVENTS[1], *(e for e in _EVENTS if e["type"] in ("trick_won", "canto"))][:4]
+]
+RECORD = OpenApiExample(
+    "A record (abridged)",
+    value={
+        "id": _ID, "variant": "clasico", "options": _VIEW["options"], "seed": 7, "status": "finished", "seq": 58,
+        "seats": _SEATS, "scoreboard": [1, 0], "winners": [0], "created_at": _AT, "started_at": _AT,
+        "finished_at": _AT, "hands": [], "actions": [{"seq": 2, "seat": 1, "action": {"type": "play", "card": "O4"}}],
+        "events": [],
+    },
+    response_only=True,
+)  # fmt: skip
+MATCH_CANCELLED = OpenApiExample(
+    "Cancelled",
+    value={**_VIEW, "status": "cancelled", "seq": 1, "hand": None, "my_hand": [], "legal_actions": [],
+           "started_at": None, "finished_at": _AT},
+    response_only=True,
+)  # fmt: skip
+
+REPLAY = OpenApiExample(
+    "After a card",
+    value={
+        "id": "0b9d6c8e-5a53-4f0e-9a36-2f1d7c4e8a11", "variant": "dos", "status": "finished", "seq": 2,
+        "last_seq": 60, "engine_events": 2,
+        "event": {"seq": 2, "type": "card_played", "seat": 1, "data": {"card": "O1"}, "at": _AT},
+        "table": {"variant": "dos", "status": "active", "hand": {"hands": [["O3", "C4"], ["E1", "B7"]]}},
+    },
+    response_only=True,
+)  # fmt: skip

@@ -1,0 +1,98 @@
+"""What follows a change of a match once it commits: the layers above are told.
+
+The matches know nothing of who takes the next turn (:mod:`games.turns`) or of who waits for news
+(:mod:`games.live`): every change they record ends with :func:`announce`, which, once the transaction
+has committed (and after the answer is sent, in a request: ``tute_api.after_response``), hands a
+:class:`MatchNews` to each listener that ``settings.MATCH_LISTENERS`` names, in order. So the imports
+run one way, from those layers down to this one, as with Django's ``MIDDLEWARE``.
+
+A listener must not raise: a failure is logged and the next listener is still told. What it
+announces is in the database: waiters time out and read again, and the sweeps queue lost turns.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from tute_api.after_response import on_commit_later
+
+from .models import Match, MatchStatus
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Mover:
+    """The player whose own action a move was: the ``seq`` their turn stood at, when it began (the
+    latest move before) and when they acted."""
+
+    player_id: str
+    seq: int
+    turn_began: datetime
+    acted_at: datetime
+
+
+@dataclass(frozen=True)
+class MatchNews:
+    """A committed change of a match: where it stands now, and whether a move made it."""
+
+    match_id: UUID
+    seq: int
+    status: str
+    #: The seat to act and its seating entry (``Match.seating``), None when nobody is to act.
+    turn: int | None
+    seat: dict[str, Any] | None
+    #: True for a move (the engine's events); False for an event of the service's own (presence, a
+    #: turn clock's marker), after which the same seat is still to act.
+    moved: bool
+    #: Who moved, when a player's own action made the change (not a bot's turn or a stand-in move).
+    mover: Mover | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.status == MatchStatus.ACTIVE
+
+
+Listener = Callable[[MatchNews], None]
+
+
+@cache
+def _listeners(names: tuple[str, ...]) -> tuple[Listener, ...]:
+    return tuple(import_string(name) for name in names)
+
+
+def listeners() -> tuple[Listener, ...]:
+    """The listeners that ``settings.MATCH_LISTENERS`` names, imported once."""
+    return _listeners(tuple(settings.MATCH_LISTENERS))
+
+
+def announce(match: Match, *, moved: bool, mover: Mover | None = None) -> None:
+    """Tell every listener of the match as it stands, once the current transaction commits."""
+    turn = match.turn if match.status == MatchStatus.ACTIVE else None
+    news = MatchNews(
+        match_id=match.id,
+        seq=match.seq,
+        status=match.status,
+        turn=turn,
+        seat=match.seating[turn] if turn is not None else None,
+        moved=moved,
+        mover=mover,
+    )
+    on_commit_later(lambda: tell(news))
+
+
+def tell(news: MatchNews) -> None:
+    for listener in listeners():
+        try:
+            listener(news)
+        except Exception:  # the news is in the database: waiters read again, sweeps queue lost turns
+            logger.exception("A listener of match news failed on match %s at seq %s", news.match_id, news.seq)

@@ -1,0 +1,103 @@
+"""Reads of the matches: a player's matches, a match as a seat sees it, its events and its record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from uuid import UUID
+
+from django.db.models import OuterRef, QuerySet, Subquery
+
+from games import engine
+from players.models import Player
+
+from . import records
+from .errors import ErrorCode, Forbidden, NotFound
+from .models import Event, Hand, Match, MatchStatus, Seat
+
+#: The longest a request may wait for a match to move on (``?wait=``).
+MAX_WAIT_SECONDS = 30
+
+
+@dataclass(frozen=True)
+class Membership:
+    """A match as one player relates to it: their seat (None for a creator who does not play), and the
+    engine state when the service that returns it has it at hand (else it is read from the snapshot)."""
+
+    match: Match
+    seat: int | None
+    state: engine.State | None = None
+
+
+@dataclass(frozen=True)
+class Record:
+    """Everything stored of a match that is over: its log and its hands."""
+
+    match: Match
+    events: list[Event]
+    hands: list[Hand]
+
+
+def seats_of(match: Match) -> list[Seat]:
+    """The match's seat rows (writes need them; reads use ``Match.seating``)."""
+    return list(Seat.objects.filter(match=match).select_related("player").order_by("number"))
+
+
+def match_membership(*, match_id: UUID, player: Player) -> Membership:
+    """The match and the caller's seat, in one query; 404 unless the caller sits at it or created it."""
+    found = Match.objects.fetch(match_id)
+    if found is None:
+        raise NotFound()
+    seat = records.seat_in(found.seating, player.pk)
+    if seat is None and found.created_by_id != player.pk:
+        raise NotFound()
+    return Membership(found, seat)
+
+
+def match_membership_or_over(*, match_id: UUID, player: Player) -> Membership:
+    """As :func:`match_membership`, but a match that is over may be read by anyone: match histories
+    can be replayed card by card by anyone once a match is over. An active match stays private."""
+    found = Match.objects.fetch(match_id)
+    if found is None:
+        raise NotFound()
+    seat = records.seat_in(found.seating, player.pk)
+    over = found.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED)
+    if seat is None and found.created_by_id != player.pk and not over:
+        raise NotFound()
+    return Membership(found, seat)
+
+
+def match_events(*, match: Match, after: int, limit: int) -> list[Event]:
+    """The match's events after ``after``, oldest first (the API shows each as the caller may see it)."""
+    return list(Event.objects.filter(match=match, seq__gt=after).order_by("seq")[:limit])
+
+
+def match_record(*, membership: Membership) -> Record:
+    """Everything about a match that is over: every deal in full, every event."""
+    match = membership.match
+    if match.status not in (MatchStatus.FINISHED, MatchStatus.CANCELLED):
+        raise Forbidden(
+            "The record shows every hand in full: it is available once the match is over.",
+            code=ErrorCode.MATCH_NOT_OVER,
+        )
+    rows = list(Event.objects.filter(match=match).order_by("seq"))
+    return Record(match, rows, list(Hand.objects.filter(match=match).order_by("number")))
+
+
+def moved_on(match: Match, *, since: int) -> bool:
+    """Whether the game moved after event ``since``: an event of the engine's came after it."""
+    later = Event.objects.filter(match=match, seq__gt=since).exclude(type__in=records.SERVICE_EVENTS)
+    return later.exists()
+
+
+def match_list(*, player: Player, status: str | None = None, variant: str | None = None) -> QuerySet[Match]:
+    """The matches the player sits at or created, latest activity first, with ``my_seat``."""
+    my_seat = Seat.objects.filter(match=OuterRef("pk"), player=player).values("number")[:1]
+    matches = Match.objects.filter(pk__in=Seat.objects.filter(player=player).values("match")) | Match.objects.filter(
+        created_by=player
+    )
+    matches = matches.annotate(my_seat=Subquery(my_seat)).order_by("-updated_at", "-created_at")
+    if status:
+        matches = matches.filter(status=status)
+    if variant:
+        matches = matches.filter(variant=variant)
+    return matches.defer("state")

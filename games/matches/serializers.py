@@ -1,0 +1,510 @@
+"""The shapes of the games API: input serializers that validate, output serializers that type the
+OpenAPI schema. Response bodies are built by :mod:`games.adapter` from the engine's views; these
+output serializers document exactly those bodies (a test checks every response against them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
+from rest_framework import serializers
+
+from games.engine import SUITS
+from tute_api.fields import JSONInteger, JSONString
+
+from .models import MatchStatus
+
+ACTION_TYPES = ("play", "bid", "pass", "choose_trump")
+SUIT_CHOICES = tuple(SUITS)
+PHASES = ("auction", "trump_choice", "play", "over")
+#: The largest seq a query or an action may name: the range of the seq columns on PostgreSQL.
+MAX_SEQ = 2**31 - 1
+#: What the action serializers accept (the engine judges the rest): a card or suit code's length, a bid's amount.
+MAX_CODE_LENGTH = 8
+MAX_BID_AMOUNT = 10_000
+
+# -- actions ------------------------------------------------------------------------------------
+
+
+class PlayActionSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["play"])
+    card = serializers.CharField(max_length=MAX_CODE_LENGTH, help_text="A card code of docs/RULES.md C2: `O1`, `E12`.")
+
+
+class BidActionSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["bid"])
+    amount = JSONInteger(min_value=0, max_value=MAX_BID_AMOUNT, help_text="Points promised (SU2, SP1).")
+
+
+class PassActionSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["pass"])
+
+
+class ChooseTrumpActionSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["choose_trump"])
+    suit = serializers.ChoiceField(choices=SUIT_CHOICES)
+
+
+ACTION = PolymorphicProxySerializer(
+    component_name="Action",
+    serializers={
+        "play": PlayActionSerializer,
+        "bid": BidActionSerializer,
+        "pass": PassActionSerializer,
+        "choose_trump": ChooseTrumpActionSerializer,
+    },
+    resource_type_field_name="type",
+)
+
+
+def _with_expected_seq(base: type[serializers.Serializer], name: str) -> type[serializers.Serializer]:
+    fields = {
+        "expected_seq": JSONInteger(
+            required=False,
+            min_value=0,
+            max_value=MAX_SEQ,
+            help_text="The `seq` the caller last saw; 409 `stale_seq` if the game has moved on since (a seat "
+            "disconnected or back, which changes no card, bid or turn, does not count).",
+        ),
+        "Meta": type("Meta", (), {"ref_name": name}),
+    }
+    return type(name, (base,), fields)
+
+
+ACTION_REQUEST = PolymorphicProxySerializer(
+    component_name="ActionRequest",
+    serializers={
+        "play": _with_expected_seq(PlayActionSerializer, "PlayActionRequest"),
+        "bid": _with_expected_seq(BidActionSerializer, "BidActionRequest"),
+        "pass": _with_expected_seq(PassActionSerializer, "PassActionRequest"),
+        "choose_trump": _with_expected_seq(ChooseTrumpActionSerializer, "ChooseTrumpActionRequest"),
+    },
+    resource_type_field_name="type",
+)
+
+
+class ActionInputSerializer(serializers.Serializer):
+    """Parses any action: the fields each type needs, as the engine takes them."""
+
+    type = serializers.ChoiceField(choices=ACTION_TYPES)
+    card = JSONString(required=False, max_length=MAX_CODE_LENGTH, trim_whitespace=False)
+    amount = JSONInteger(required=False, min_value=0, max_value=MAX_BID_AMOUNT)
+    suit = JSONString(required=False, max_length=MAX_CODE_LENGTH, trim_whitespace=False)
+    expected_seq = JSONInteger(required=False, min_value=0, max_value=MAX_SEQ)
+
+    _NEEDS = {"play": "card", "bid": "amount", "choose_trump": "suit"}
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        needed = self._NEEDS.get(attrs["type"])
+        if needed and needed not in attrs:
+            raise serializers.ValidationError({needed: [f"A {attrs['type']} action needs its {needed}."]})
+        return attrs
+
+    def action(self) -> dict[str, Any]:
+        data = self.validated_data
+        needed = self._NEEDS.get(data["type"])
+        return {"type": data["type"], needed: data[needed]} if needed else {"type": data["type"]}
+
+
+# -- creating and joining -------------------------------------------------------------------------
+
+
+class MeSeatSerializer(serializers.Serializer):
+    player = serializers.ChoiceField(choices=["me"], help_text="The caller sits here.")
+
+
+class OpenSeatSerializer(serializers.Serializer):
+    open = serializers.ChoiceField(choices=[True], help_text="Left open for a human who joins with the invite code.")
+
+
+class BotSeatSerializer(serializers.Serializer):
+    bot = serializers.CharField(
+        help_text="A built-in bot (`level-1`, `level-2`, …) or the id of a registered bot (docs/http-bots.md)."
+    )
+
+
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        component_name="SeatSpec",
+        serializers=[MeSeatSerializer, OpenSeatSerializer, BotSeatSerializer],
+        resource_type_field_name=None,
+    )
+)
+class SeatSpecField(serializers.JSONField):
+    """Any JSON: the service checks seat specs and answers 422 ``invalid_seats`` naming the seat."""
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": {
+            "oneOf": [
+                {"type": "integer"},
+                {"type": "string"},
+                {"type": "boolean"},
+            ]
+        },
+    }
+)
+class OptionsField(serializers.DictField):
+    """The variant's options by name (see GET /variants/); the engine checks names and values."""
+
+
+class MatchCreateInputSerializer(serializers.Serializer):
+    variant = JSONString(min_length=1, max_length=64, help_text="A variant name of GET /api/v1/variants/.")
+    options = OptionsField(required=False, help_text="Options of the variant; defaults fill in the rest.")
+    seed = JSONInteger(
+        required=False, allow_null=True, min_value=0, max_value=2**63 - 1,
+        help_text="Deals are reproducible with a seed (C12); without one they are securely shuffled. Whoever "
+        "knows the seed knows every deal, so a seeded match seats only you, built-in bots and your own bots "
+        "(else 422 `seed_not_allowed`), unless the service sets `SEEDS_AT_SHARED_TABLES`.",
+    )  # fmt: skip
+    seats = serializers.ListField(child=SeatSpecField(), max_length=8, help_text="One entry per seat, in seat order.")
+
+
+class MatchJoinInputSerializer(serializers.Serializer):
+    invite_code = JSONString(
+        min_length=1, max_length=64, help_text="The code shown to the match's players, in either case."
+    )
+    seat = JSONInteger(required=False, min_value=0, max_value=7, help_text="Default: the first open seat.")
+
+
+# -- the match view -----------------------------------------------------------------------------
+
+
+class PlaySerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    card = serializers.CharField()
+
+
+class CantoSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    suit = serializers.ChoiceField(choices=SUIT_CHOICES)
+    points = serializers.IntegerField()
+
+
+class BidSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    amount = serializers.IntegerField(allow_null=True, help_text="null for a pass.")
+
+
+class ContractSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(help_text="The auction's winner (the soloist).")
+    bid = serializers.IntegerField()
+
+
+class HandSerializer(serializers.Serializer):
+    number = serializers.IntegerField(help_text="1 for the first hand of the match.")
+    dealer = serializers.IntegerField()
+    mano = serializers.IntegerField(help_text="The seat after the dealer (C11).")
+    phase = serializers.ChoiceField(choices=PHASES)
+    turn = serializers.IntegerField(allow_null=True, help_text="The seat to act, or null.")
+    trump = serializers.ChoiceField(choices=SUIT_CHOICES, allow_null=True)
+    trump_card = serializers.CharField(allow_null=True, help_text="The dealer's card shown for trump (CL1, IN1).")
+    face_up = serializers.CharField(allow_null=True, help_text="The face-up card under the stock (D1).")
+    stock_count = serializers.IntegerField()
+    trick = PlaySerializer(many=True, help_text="The trick in progress, in the order played.")
+    last_trick = PlaySerializer(
+        many=True,
+        help_text="The last completed trick (M4), shown until the next one is won: at the start of a hand, the "
+        "last trick of the hand before.",
+    )
+    last_trick_winner = serializers.IntegerField(allow_null=True, help_text="The seat that won `last_trick`.")
+    tricks = serializers.ListField(child=PlaySerializer(many=True), help_text="Every completed trick of the hand.")
+    hand_sizes = serializers.ListField(child=serializers.IntegerField())
+    shown = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Per seat, cards known to be in its hand (a canto, an exchange, the trump card).",
+    )
+    tricks_won = serializers.ListField(child=serializers.IntegerField())
+    points = serializers.ListField(child=serializers.IntegerField(), help_text="Per seat: cards, last ten, cantos.")
+    cantos = CantoSerializer(many=True)
+    bids = BidSerializer(many=True)
+    contract = ContractSerializer(allow_null=True)
+
+
+class PlayerRefSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    username = serializers.CharField()
+
+
+class SeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=["player", "bot", "open"])
+    player = PlayerRefSerializer(allow_null=True)
+    bot = serializers.CharField(allow_null=True, help_text="The built-in bot's level.")
+
+
+@extend_schema_field(ACTION)
+class ActionField(serializers.DictField):
+    pass
+
+
+class MatchSerializer(serializers.Serializer):
+    """The match as the caller may see it."""
+
+    id = serializers.UUIDField()
+    variant = serializers.CharField()
+    options = OptionsField()
+    status = serializers.ChoiceField(choices=MatchStatus.values)
+    seq = serializers.IntegerField(help_text="The seq of the latest event; send it back as `expected_seq`.")
+    players = serializers.IntegerField()
+    seats = SeatSerializer(many=True)
+    invite_code = serializers.CharField(allow_null=True, help_text="While the match waits for players.")
+    my_seat = serializers.IntegerField(allow_null=True, help_text="null for a creator who watches.")
+    my_hand = serializers.ListField(child=serializers.CharField())
+    legal_actions = serializers.ListField(
+        child=ActionField(), help_text="Every action the caller may post now, exactly as to post it; empty unless "
+        "it is the caller's turn.",
+    )  # fmt: skip
+    scoreboard = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Per side: games won, CABRÓN letters, or points."
+    )
+    sides = serializers.ListField(child=serializers.IntegerField(), help_text="Each seat's side.")
+    results = serializers.ListField(child=serializers.DictField(), help_text="Each finished hand's result.")
+    winners = serializers.ListField(child=serializers.IntegerField(), allow_null=True, help_text="Winning sides.")
+    hand = HandSerializer(allow_null=True, help_text="null until the cards are dealt.")
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class MatchSummarySerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    variant = serializers.CharField()
+    options = OptionsField()
+    status = serializers.ChoiceField(choices=MatchStatus.values)
+    seq = serializers.IntegerField()
+    seats = SeatSerializer(many=True)
+    my_seat = serializers.IntegerField(allow_null=True)
+    turn = serializers.IntegerField(allow_null=True)
+    my_turn = serializers.BooleanField()
+    invite_code = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+# -- variants -----------------------------------------------------------------------------------
+
+
+@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}, {"type": "boolean"}]})
+class OptionValueField(serializers.JSONField):
+    pass
+
+
+class OptionSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    default = OptionValueField()
+    choices = serializers.ListField(child=OptionValueField())
+    rule = serializers.CharField(help_text="The rule of docs/RULES.md that the option changes.")
+    description = serializers.CharField()
+
+
+class VariantSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    title = serializers.CharField()
+    rule = serializers.CharField(help_text="The section of docs/RULES.md.")
+    players = serializers.ListField(child=serializers.IntegerField(), help_text="Allowed numbers of players.")
+    options = OptionSerializer(many=True)
+
+
+# -- events -------------------------------------------------------------------------------------
+
+
+def _data(name: str, fields: dict[str, serializers.Field]) -> type[serializers.Serializer]:
+    return type(name, (serializers.Serializer,), dict(fields))
+
+
+def _cards(help_text: str = "", allow_null: bool = False) -> serializers.ListField:
+    return serializers.ListField(child=serializers.CharField(), help_text=help_text, allow_null=allow_null)
+
+
+_EVENT_DATA: dict[str, type[serializers.Serializer]] = {
+    "hand_started": _data(
+        "HandStartedData",
+        {
+            "hand": serializers.IntegerField(),
+            "dealer": serializers.IntegerField(),
+            "mano": serializers.IntegerField(),
+            "trump": serializers.ChoiceField(choices=SUIT_CHOICES, allow_null=True),
+            "trump_card": serializers.CharField(allow_null=True),
+            "face_up": serializers.CharField(allow_null=True),
+            "hand_sizes": serializers.ListField(child=serializers.IntegerField()),
+            "my_hand": _cards("The caller's cards as dealt; null for a spectator.", allow_null=True),
+            "stock_count": serializers.IntegerField(),
+        },
+    ),
+    "bid": _data("BidData", {"amount": serializers.IntegerField()}),
+    "pass": _data("PassData", {}),
+    "trump_chosen": _data("TrumpChosenData", {"suit": serializers.ChoiceField(choices=SUIT_CHOICES)}),
+    "card_played": _data("CardPlayedData", {"card": serializers.CharField()}),
+    "trick_won": _data(
+        "TrickWonData",
+        {
+            "trick": PlaySerializer(many=True),
+            "points": serializers.IntegerField(),
+            "last": serializers.BooleanField(),
+        },
+    ),
+    "canto": _data(
+        "CantoData",
+        {
+            "suit": serializers.ChoiceField(choices=SUIT_CHOICES),
+            "points": serializers.IntegerField(),
+            "cards": _cards("The king and the knight sung."),
+        },
+    ),
+    "tute": _data("TuteData", {"kind": serializers.ChoiceField(choices=["kings", "knights"]), "cards": _cards()}),
+    "exchange": _data("ExchangeData", {"gave": serializers.CharField(), "took": serializers.CharField()}),
+    "draw": _data(
+        "DrawData",
+        {
+            "card": serializers.CharField(
+                allow_null=True, help_text="null unless the caller drew it or it was face up."
+            ),
+            "face_up": serializers.BooleanField(required=False),
+        },
+    ),
+    "hand_finished": _data(
+        "HandFinishedData",
+        {
+            "hand": serializers.IntegerField(),
+            "dealer": serializers.IntegerField(),
+            "scoreboard": serializers.ListField(child=serializers.IntegerField()),
+            "points": serializers.ListField(child=serializers.IntegerField(), required=False),
+            "winner": serializers.IntegerField(required=False),
+            "losers": serializers.ListField(child=serializers.IntegerField(), required=False),
+            "passed": serializers.BooleanField(required=False),
+            "soloist": serializers.IntegerField(required=False),
+            "bid": serializers.IntegerField(required=False),
+            "made": serializers.BooleanField(required=False),
+            "gains": serializers.ListField(child=serializers.IntegerField(), required=False),
+            "tute": serializers.DictField(required=False),
+        },
+    ),
+    "match_finished": _data(
+        "MatchFinishedData",
+        {
+            "winners": serializers.ListField(child=serializers.IntegerField()),
+            "winner_seats": serializers.ListField(child=serializers.IntegerField()),
+            "scoreboard": serializers.ListField(child=serializers.IntegerField()),
+        },
+    ),
+    "match_cancelled": _data(
+        "MatchCancelledData",
+        {
+            "reason": serializers.CharField(help_text="`cancelled_by_creator` or `seat_abandoned` (M2)."),
+            "seat": serializers.IntegerField(required=False, help_text="With `seat_abandoned`: the seat not back."),
+        },
+    ),
+    # Not the engine's (rooms/presence.py): a seat's player stopped calling, came back, or ran out of time.
+    "seat_disconnected": _data(
+        "SeatDisconnectedData",
+        {
+            "grace_seconds": serializers.IntegerField(help_text="How long the seat is held (M2)."),
+            "reconnect_by": serializers.DateTimeField(help_text="After this the match is cancelled."),
+        },
+    ),
+    "seat_reconnected": _data("SeatReconnectedData", {"away_seconds": serializers.FloatField()}),
+    "turn_timed_out": _data(
+        "TurnTimedOutData",
+        {
+            "turn_seconds": serializers.IntegerField(),
+            "action": ActionField(help_text="The level-2 move played for the seat; its events follow."),
+        },
+    ),
+    # Not the engine's: a registered bot's reply was replaced by the level-2 move whose events follow.
+    "bot_fallback": _data(
+        "BotFallbackData",
+        {
+            "reason": serializers.ChoiceField(choices=["timeout", "error", "illegal"]),
+            "detail": serializers.CharField(),
+            "level": serializers.CharField(help_text="The built-in level that played instead: level-2."),
+        },
+    ),
+}
+
+
+@extend_schema_field({"type": "object", "properties": {}, "additionalProperties": False})
+class EmptyObjectField(serializers.DictField):
+    pass
+
+
+def _event(kind: str, data: type[serializers.Serializer]) -> type[serializers.Serializer]:
+    name = "".join(part.title() for part in kind.split("_")) + "Event"
+    return type(
+        name,
+        (serializers.Serializer,),
+        {
+            "seq": serializers.IntegerField(),
+            "type": serializers.ChoiceField(choices=[kind]),
+            "seat": serializers.IntegerField(allow_null=True),
+            "data": data() if data().fields else EmptyObjectField(),
+            "at": serializers.DateTimeField(),
+        },
+    )
+
+
+EVENT = PolymorphicProxySerializer(
+    component_name="Event",
+    serializers={kind: _event(kind, data) for kind, data in _EVENT_DATA.items()},
+    resource_type_field_name="type",
+    many=True,
+)
+
+
+class RecordedActionSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    action = ActionField()
+
+
+class RecordedHandSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    dealer = serializers.IntegerField()
+    deck = _cards("The deck as shuffled; dealt one card at a time from the mano (C11).")
+    result = serializers.DictField(allow_null=True)
+    started_seq = serializers.IntegerField()
+
+
+@extend_schema_field(OpenApiTypes.OBJECT)
+class AnyEventField(serializers.DictField):
+    pass
+
+
+class RecordSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    variant = serializers.CharField()
+    options = OptionsField()
+    seed = serializers.IntegerField(allow_null=True)
+    status = serializers.ChoiceField(choices=MatchStatus.values, help_text="finished or cancelled.")
+    seq = serializers.IntegerField()
+    seats = SeatSerializer(many=True)
+    scoreboard = serializers.ListField(child=serializers.IntegerField())
+    winners = serializers.ListField(child=serializers.IntegerField(), allow_null=True)
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    hands = RecordedHandSerializer(many=True)
+    actions = RecordedActionSerializer(many=True)
+    events = serializers.ListField(
+        child=AnyEventField(),
+        help_text="Every event unredacted: `hand_started` carries the deck, every hand and the stock.",
+    )
+
+
+class ReplaySerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    variant = serializers.CharField()
+    status = serializers.ChoiceField(choices=MatchStatus.values)
+    seq = serializers.IntegerField(help_text="The event the table is shown after.")
+    last_seq = serializers.IntegerField(help_text="The last event of the log.")
+    engine_events = serializers.IntegerField(
+        help_text="How many of the first `seq` events are the engine's (service events aside)."
+    )
+    event = serializers.DictField(help_text="Event `seq`, unredacted.")
+    table = serializers.DictField(
+        allow_null=True, help_text="The whole table, every hand face up (`hand.hands`, `hand.stock`)."
+    )

@@ -1,0 +1,99 @@
+"""Input and output shapes of the rooms app's endpoints (and their OpenAPI examples)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiExample
+from rest_framework import serializers
+
+from games.matches.models import MatchStatus
+from games.matches.serializers import OptionsField
+from tute_api.fields import JSONInteger
+
+
+class TableOptionsSerializer(serializers.Serializer):
+    presence_timeout = JSONInteger(
+        required=False, min_value=1, max_value=600, help_text="Seconds without a call before a seat is disconnected."
+    )
+    reconnect_grace = JSONInteger(
+        required=False, min_value=1, max_value=3600, help_text="Seconds a disconnected seat is held (M2)."
+    )
+    turn_seconds = JSONInteger(
+        required=False,
+        min_value=1,
+        max_value=3600,
+        allow_null=True,
+        help_text="The turn clock: when it runs out the table plays a level-2 move for the player; null: off.",
+    )
+
+
+class RoomInputSerializer(serializers.Serializer):
+    variant = serializers.CharField(required=False, min_length=1, max_length=32)
+    options = OptionsField(required=False)
+    bot = serializers.CharField(
+        required=False,
+        min_length=1,
+        max_length=64,
+        help_text="The built-in bot (`level-1` to `level-4`) that fills every empty seat; a registered bot takes "
+        "one seat of a match (`POST /matches/`), not a room's.",
+    )
+    table_options = TableOptionsSerializer(required=False)
+
+
+class RoomJoinInputSerializer(serializers.Serializer):
+    code = serializers.CharField(min_length=1, max_length=16, help_text="The room's invite code.")
+
+
+class MemberSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    username = serializers.CharField()
+    joined_at = serializers.DateTimeField()
+
+
+class RoomMatchSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=MatchStatus.values)
+
+
+class RoomSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    code = serializers.CharField(help_text="The invite code: friends join with POST /rooms/join.")
+    host = serializers.UUIDField(help_text="The host player's id.")
+    state = serializers.ChoiceField(choices=["lobby", "playing", "closed"])
+    variant = serializers.CharField()
+    options = OptionsField()
+    bot = serializers.CharField()
+    table_options = TableOptionsSerializer()
+    members = MemberSerializer(many=True)
+    match = RoomMatchSerializer(allow_null=True, help_text="The latest match started from the room.")
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+_AT = "2026-01-01T12:00:00Z"
+_ROOM: dict[str, Any] = {
+    "id": "7c1e2d9a-0b5f-4c3e-8a71-2b9d4f6e1a22",
+    "code": "K7QX2M",
+    "host": "5f0c8a9e-3d1b-4c55-9a3e-0f6f2a1b7c11",
+    "state": "lobby",
+    "variant": "clasico",
+    "options": {"games_to_win": 4},
+    "bot": "level-2",
+    "table_options": {"presence_timeout": 20, "reconnect_grace": 60, "turn_seconds": None},
+    "members": [
+        {"id": "5f0c8a9e-3d1b-4c55-9a3e-0f6f2a1b7c11", "username": "ana", "joined_at": _AT},
+        {"id": "0a6d1c2b-9e8f-4a7b-b6c5-d4e3f2a1b0c9", "username": "bea", "joined_at": _AT},
+    ],
+    "match": None,
+    "created_at": _AT,
+    "updated_at": _AT,
+}
+ROOM = OpenApiExample("A room in its lobby", value=_ROOM, response_only=True)
+ROOM_CREATE = OpenApiExample(
+    "A room for clásico",
+    value={"variant": "clasico", "options": {"games_to_win": 1}, "bot": "level-2",
+           "table_options": {"reconnect_grace": 60}},
+    request_only=True,
+)  # fmt: skip
+ROOM_JOIN = OpenApiExample("Join by code", value={"code": "K7QX2M"}, request_only=True)

@@ -1,0 +1,60 @@
+"""The turn takers' HTTP API: the heartbeat that keeps a seat connected (M2)."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games.matches.bodies import match_body
+from games.matches.records import iso
+from games.matches.selectors import match_membership
+from tute_api.schema import problems
+
+from . import presence
+from .models import Presence
+from .serializers import HEARTBEAT, HeartbeatSerializer
+
+MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The match's id.")
+
+
+def presence_body(row: Presence) -> dict[str, Any]:
+    """A tracked human seat: connected, or since when not."""
+    return {
+        "seat": row.seat,
+        "connected": row.disconnected_at is None,
+        "last_seen": iso(row.last_seen),
+        "disconnected_at": iso(row.disconnected_at),
+    }
+
+
+class HeartbeatApi(APIView):
+    @extend_schema(
+        operation_id="matches_heartbeat",
+        summary="I am here",
+        description="Keeps the caller's seat connected (any authenticated call on the match does too). A seat "
+        f"silent for `presence_timeout` seconds (default {settings.PRESENCE_TIMEOUT}) is disconnected and "
+        f"held for `reconnect_grace` seconds (default {settings.RECONNECT_GRACE}); a call within the grace "
+        "reconnects it (`seat_reconnected`), after it the match is cancelled (M2). Answers with every human "
+        "seat's presence and the caller's full view.",
+        request=None,
+        parameters=[MATCH_ID],
+        responses={200: HeartbeatSerializer, **problems(401, 404, 429)},
+        examples=[HEARTBEAT],
+        tags=["matches"],
+    )
+    def post(self, request: Request, match_id: UUID) -> Response:
+        match_membership(match_id=match_id, player=request.user)
+        presence.touch(match_id=match_id, player_id=request.user.pk)
+        membership = match_membership(match_id=match_id, player=request.user)
+        return Response(
+            {
+                "presence": [presence_body(p) for p in presence.presence_of(match_id=match_id)],
+                "match": match_body(membership.match, membership.seat),
+            }
+        )

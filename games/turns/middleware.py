@@ -1,0 +1,73 @@
+"""Every authenticated call on a match counts as its player being there (RULES.md M2)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
+from rest_framework.exceptions import AuthenticationFailed
+
+from games.matches.selectors import MAX_WAIT_SECONDS
+from players.authentication import bearer_player
+from players.models import Player
+from tute_api.parsers import whole_number
+
+from . import presence
+
+logger = logging.getLogger(__name__)
+
+MATCH_PATH = re.compile(r"^/api/v1/matches/(?P<match_id>[0-9a-f-]{36})(?:/|$)")
+
+
+class PresenceMiddleware:
+    """After a call under ``/api/v1/matches/{id}`` by an authenticated player, touch their seat.
+
+    A long poll (``?wait=``) is also counted when it starts, as there until its wait is over: a
+    poll may wait longer than the presence timeout, and waiting counts as being there.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        found = MATCH_PATH.match(request.path)
+        if found is None:
+            return self.get_response(request)
+        match_id = found["match_id"]
+        if not presence.is_tracked(match_id):  # one human against bots (M3), or not started or over
+            return self.get_response(request)
+        if wait := _wait_seconds(request):
+            self._touch(match_id, _bearer_player(request), until=timezone.now() + timedelta(seconds=wait))
+        response = self.get_response(request)
+        user = getattr(request, "user", None)  # DRF sets it on the request once it has authenticated
+        if isinstance(user, Player) and response.status_code < 500:
+            self._touch(match_id, user)
+        return response
+
+    @staticmethod
+    def _touch(match_id: str, player: Player | None, until: datetime | None = None) -> None:
+        if player is None:
+            return
+        try:
+            presence.touch(match_id=match_id, player_id=player.pk, until=until)
+        except Exception:  # presence must never break a call that succeeded
+            logger.exception("Could not record the presence of %s at match %s", player.pk, match_id)
+
+
+def _wait_seconds(request: HttpRequest) -> int:
+    """The long poll's ``wait`` in whole seconds, as the API reads it (0 if none, or not one it takes)."""
+    wait = whole_number(request.GET.get("wait", ""))
+    return wait if wait is not None and wait <= MAX_WAIT_SECONDS else 0
+
+
+def _bearer_player(request: HttpRequest) -> Player | None:
+    """The caller, as the API authenticates them (looked up once for the request); None if it would not."""
+    try:
+        found = bearer_player(request)
+    except AuthenticationFailed:
+        return None
+    return found[0] if found is not None else None

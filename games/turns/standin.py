@@ -1,0 +1,28 @@
+"""The one stand-in move: what the service plays for a seat whose player did not (RULES.md M2, M3;
+docs/http-bots.md): a registered bot's late, malformed or illegal reply, a poll bot's timeout, a
+human's turn clock. The built-in bot of :data:`STAND_IN_LEVEL` chooses it from the seat's own view,
+with :func:`turn_random`'s recipe, the one the built-in bots' turns use too.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from games import engine
+from games.bots import choose_action
+from games.matches.models import Match
+
+#: The built-in bot that plays for a seat whose player did not.
+STAND_IN_LEVEL = "level-2"
+
+
+def turn_random(match: Match, seq: int, salt: object) -> random.Random:
+    """The random source of a move the service makes at ``seq``: reproducible in a seeded match (C12),
+    so that its replays play the same moves; the system's entropy otherwise."""
+    return random.Random(f"{match.seed}:{seq}:{salt}") if match.seed is not None else random.Random()
+
+
+def stand_in_action(match: Match, state: engine.State, seat: int) -> dict[str, Any]:
+    """The move played for ``seat``, which is to act at ``match.seq``."""
+    return choose_action(STAND_IN_LEVEL, engine.view(state, seat), turn_random(match, match.seq, "stand-in"))
