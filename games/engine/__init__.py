@@ -10,7 +10,8 @@ from .errors import Code, EngineError, IllegalAction, InvalidOptions
 from .game import Step, apply_action, current_seat, legal_actions, new_match, play_card, push, rules_of
 from .options import VARIANTS, Option, VariantInfo, validate_options, variant_info
 from .replay import actions_of, replay, table_after
-from .state import Event, State, from_json, to_json
+from .snapshot import from_json, to_json
+from .state import Event, Rules, State
 from .tricks import legal_cards
 from .views import redact, table, view
 
@@ -24,6 +25,7 @@ __all__ = [
     "IllegalAction",
     "InvalidOptions",
     "Option",
+    "Rules",
     "State",
     "Step",
     "VariantInfo",

@@ -21,9 +21,9 @@ from .cards import CODES, POINTS, SUITS, cards_of, parse, parse_suit
 from .declarations import declare_tute
 from .errors import Code, IllegalAction
 from .options import validate_options
-from .state import Event, Log, State
+from .state import Event, Log, Rules, State
 from .tricks import legal_cards, refuse_card
-from .variants import Variant, rules_for
+from .variants import rules_for
 
 _SYSTEM_RANDOM = secrets.SystemRandom()
 
@@ -35,10 +35,9 @@ class Step(NamedTuple):
     events: list[Event]
 
 
-def rules_of(state: State) -> Variant:
-    """The variant's rules for this state's options."""
-    rules: Variant = state.rules
-    return rules
+def rules_of(state: State) -> Rules:
+    """The variant's rules for this state's options (a :class:`games.engine.variants.Variant`)."""
+    return state.rules
 
 
 def new_match(
@@ -210,7 +209,7 @@ def _bid(state: State, amount: object, kind: str, events: Log) -> None:
 
 def _finish_trick(state: State, events: Log) -> None:
     """C6: the trick's winner takes its points and leads the next, after the declarations."""
-    rules: Variant = state.rules
+    rules = state.rules
     winner, trick, lead = state.winning_seat, state.trick, state.lead
     points = sum(map(POINTS.__getitem__, trick))
     last = not any(state.hands)
@@ -234,7 +233,7 @@ def _finish_trick(state: State, events: Log) -> None:
         _finish_hand(state, rules, events)
 
 
-def _start_hand(state: State, rules: Variant, events: Log) -> None:
+def _start_hand(state: State, rules: Rules, events: Log) -> None:
     n = rules.players
     state.hand_number += 1
     deck = _next_deck(state, rules)
@@ -273,7 +272,7 @@ def _start_hand(state: State, rules: Variant, events: Log) -> None:
         _finish_hand(state, rules, events)
 
 
-def _next_deck(state: State, rules: Variant) -> list[int]:
+def _next_deck(state: State, rules: Rules) -> list[int]:
     """C12: a recorded deal when replaying, else a seeded or a secure shuffle."""
     if state.decks:
         return state.decks.pop(0)
@@ -286,7 +285,7 @@ def _next_deck(state: State, rules: Variant) -> list[int]:
     return deck
 
 
-def _finish_hand(state: State, rules: Variant, events: Log) -> None:
+def _finish_hand(state: State, rules: Rules, events: Log) -> None:
     """Score the hand (or record it passed), then end the match or deal the next hand."""
     if state.soloist < 0 and rules.auction:
         result: dict[str, Any] = {"passed": True}
