@@ -5,20 +5,24 @@ lists what the seat to act may do, :func:`apply_action` (or :func:`push`, in pla
 :func:`view` and :func:`redact` decide what each seat may see.
 """
 
+from .actions import ACTION_TYPES, Action
 from .cards import CODES, SUITS
 from .errors import Code, EngineError, IllegalAction, InvalidOptions
 from .game import Step, apply_action, current_seat, legal_actions, new_match, play_card, push, rules_of
-from .options import VARIANTS, Option, VariantInfo, validate_options, variant_info
+from .options import VARIANTS, Option, VariantInfo, player_count, validate_options, variant_info
 from .replay import actions_of, replay, table_after
 from .snapshot import from_json, to_json
-from .state import Event, Rules, State
+from .state import PHASES, Event, Rules, State
 from .tricks import legal_cards
 from .views import redact, table, view
 
 __all__ = [
+    "ACTION_TYPES",
     "CODES",
+    "PHASES",
     "SUITS",
     "VARIANTS",
+    "Action",
     "Code",
     "EngineError",
     "Event",
@@ -36,6 +40,7 @@ __all__ = [
     "legal_actions",
     "legal_cards",
     "new_match",
+    "player_count",
     "play_card",
     "push",
     "redact",

@@ -59,3 +59,4 @@ def test_the_state_module_stands_below_the_variants() -> None:
     edges = graph()
     assert edges["state"] <= {"cards", "options"}
     assert "state" in edges["variants"] and "snapshot" not in edges["variants"]
+    assert edges["actions"] <= {"cards", "errors"}
