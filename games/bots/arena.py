@@ -29,12 +29,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from games.engine import State, new_match, push, rules_for, validate_options, view
 from games.engine.cards import cards_of
-from games.engine.game import new_match, push
-from games.engine.options import validate_options
-from games.engine.state import State
-from games.engine.variants import rules_for
-from games.engine.views import view
 
 from . import make_policy
 from .oracle import NAME as ORACLE

@@ -12,10 +12,8 @@ import random
 from functools import cache
 from typing import Any, NamedTuple
 
+from games.engine import VARIANT_CLASSES, State, Variant, new_match
 from games.engine.cards import SUITS, cards_of, parse
-from games.engine.game import new_match
-from games.engine.state import State
-from games.engine.variants import VARIANT_CLASSES, Variant
 
 from .knowledge import Knowledge, trick_winner
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from games.engine import Variant, rules_for
 from games.engine.cards import ABOVE, KING, KNIGHT, SUIT_MASK, SUITS, parse
-from games.engine.variants import Variant, rules_for
 
 
 @dataclass

@@ -18,9 +18,8 @@ import time
 from dataclasses import dataclass, fields
 from typing import Any
 
+from games.engine import State, play_card
 from games.engine.cards import CODES, KING, KNIGHT, POINTS, parse
-from games.engine.game import play_card
-from games.engine.state import State
 
 from . import bidding, level3
 from .deals import build_state, sample_deal

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.engine import State, view
 from games.engine.cards import CODES, parse
-from games.engine.state import State
-from games.engine.views import view
 
 from . import bidding
 from .deals import Deal, build_state

@@ -10,11 +10,8 @@ the trumps it costs; in cabrón, steer away from 0, from over 100 and from the m
 
 from __future__ import annotations
 
+from games.engine import EXCHANGEABLE, State, legal_cards, play_card
 from games.engine.cards import ABOVE, POINTS, SUIT_MASK, cards_of
-from games.engine.declarations import EXCHANGEABLE
-from games.engine.game import play_card
-from games.engine.state import State
-from games.engine.tricks import legal_cards
 
 _STRENGTH = tuple(c % 10 for c in range(40))
 _SUIT = tuple(c // 10 for c in range(40))

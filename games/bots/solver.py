@@ -14,10 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from games.engine import State, legal_cards, play_card
 from games.engine.cards import ABOVE, KING, KINGS, KNIGHT, KNIGHTS, POINTS, SUIT_MASK, cards_of
-from games.engine.game import play_card
-from games.engine.state import State
-from games.engine.tricks import legal_cards
 
 TUTE = 100_000  # a tute wins the hand whatever the points (C9)
 #: What a point of margin is worth next to a hand won (a hand = 200 points), in :meth:`Solver.score`.

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from .errors import Code, IllegalAction
-from .state import State
-from .variants import Variant
+from .state import Rules, State
 
 MAX_BID = 230
 
 
-def bid_amounts(state: State, variant: Variant) -> range:
+def bid_amounts(state: State, variant: Rules) -> range:
     """Every bid the seat to act may make: on the steps from ``min_bid``, above the highest so far."""
     step, lowest = variant.options["bid_step"], variant.options["min_bid"]
     assert isinstance(step, int) and isinstance(lowest, int)
@@ -17,7 +16,7 @@ def bid_amounts(state: State, variant: Variant) -> range:
     return range(start, MAX_BID + 1, step)
 
 
-def check_bid(state: State, variant: Variant, amount: int) -> None:
+def check_bid(state: State, variant: Rules, amount: int) -> None:
     """Refuse a bid that is not one of :func:`bid_amounts`, naming why."""
     amounts = bid_amounts(state, variant)
     if amount in amounts:
@@ -34,7 +33,7 @@ def check_bid(state: State, variant: Variant, amount: int) -> None:
     )
 
 
-def record_bid(state: State, variant: Variant, seat: int, amount: int) -> bool:
+def record_bid(state: State, variant: Rules, seat: int, amount: int) -> bool:
     """Record a bid (``amount`` > 0) or a pass (0) and move the turn on; True when the auction is over."""
     n = variant.players
     state.bids.append([seat, amount])

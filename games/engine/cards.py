@@ -1,8 +1,14 @@
-"""Cards of the Spanish deck as small ints (RULES.md C1–C4).
+"""Cards of the Spanish deck as small ints (RULES.md C1–C4): a public module of the engine.
 
 A card is ``suit * 10 + strength``: suits are ``O C E B`` (0–3) and strength runs
 from 0 (the 2, weakest) to 9 (the 1, strongest), so inside a suit a bigger int is a
-stronger card (C3). Sets of cards are ints used as bit sets.
+stronger card (C3). Sets of cards are ints used as bit sets (``1 << card``), like a chess
+library's squares and bitboards. Cards are written as their C2 codes (``"O1"``, ``"E12"``):
+:data:`CODES` by card, :func:`parse` back.
+
+With ``games.engine`` itself this module is the engine's public surface: the fast path
+(:func:`games.engine.legal_cards`, :func:`games.engine.play_card`), the state's hands and the bots
+work in these ints; every name of ``__all__`` here stays.
 
 >>> code(parse("E12")), POINTS[parse("O1")], POINTS[parse("B7")]
 ('E12', 11, 0)
@@ -93,3 +99,35 @@ def king(suit: int) -> int:
 
 def knight(suit: int) -> int:
     return suit * 10 + KNIGHT
+
+
+__all__ = [
+    "ABOVE",
+    "ACE",
+    "ALL_CARDS",
+    "CODES",
+    "DECK_36",
+    "DECK_40",
+    "FOUR",
+    "KING",
+    "KINGS",
+    "KNIGHT",
+    "KNIGHTS",
+    "POINTS",
+    "RANKS",
+    "SEVEN",
+    "SOTA",
+    "SUITS",
+    "SUIT_MASK",
+    "THREE",
+    "TWO",
+    "cards_of",
+    "code",
+    "codes",
+    "king",
+    "knight",
+    "mask_of",
+    "parse",
+    "parse_suit",
+    "suit_of",
+]

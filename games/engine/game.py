@@ -7,6 +7,9 @@ The public surface, in the spirit of OpenSpiel and python-chess::
     action = legal_actions(step.state, seat)[0]     # {"type": "play", "card": "O1"}
     step = apply_action(step.state, seat, action)   # a new state; the old one is untouched
     events = push(state, seat, action)              # the same, in place (bots, benchmarks)
+
+An action is its JSON, as above, or an :class:`~games.engine.actions.Action`; the engine reads both
+through :mod:`games.engine.actions` and writes its legal actions with :meth:`Action.to_json`.
 """
 
 from __future__ import annotations
@@ -16,16 +19,21 @@ import secrets
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
-from .auction import bid_amounts, check_bid, record_bid
-from .cards import CODES, POINTS, SUITS, cards_of, parse, parse_suit
+from .actions import PASS, PLAYS, TRUMP_CHOICES, Action, read_field, read_type
+from .auction import MAX_BID, bid_amounts, check_bid, record_bid
+from .cards import CODES, POINTS, SUITS, cards_of
 from .declarations import declare_tute
 from .errors import Code, IllegalAction
 from .options import validate_options
-from .state import Event, Log, State
+from .state import Event, Log, Rules, State
 from .tricks import legal_cards, refuse_card
-from .variants import Variant, rules_for
+from .variants import rules_for
 
 _SYSTEM_RANDOM = secrets.SystemRandom()
+#: The types of action each phase allows.
+_EXPECTED = {"auction": ("bid", "pass"), "trump_choice": ("choose_trump",), "play": ("play",)}
+#: Every bid the auctions allow, by its amount.
+_BIDS = tuple(Action("bid", amount) for amount in range(MAX_BID + 1))
 
 
 class Step(NamedTuple):
@@ -35,10 +43,9 @@ class Step(NamedTuple):
     events: list[Event]
 
 
-def rules_of(state: State) -> Variant:
-    """The variant's rules for this state's options."""
-    rules: Variant = state.rules
-    return rules
+def rules_of(state: State) -> Rules:
+    """The variant's rules for this state's options (a :class:`games.engine.variants.Variant`)."""
+    return state.rules
 
 
 def new_match(
@@ -95,14 +102,13 @@ def legal_actions(state: State, seat: int | None = None) -> list[dict[str, Any]]
     if state.turn < 0 or (seat is not None and seat != state.turn):
         return []
     if state.phase == "play":
-        return [{"type": "play", "card": CODES[c]} for c in cards_of(legal_cards(state))]
+        return [PLAYS[c].to_json() for c in cards_of(legal_cards(state))]
     if state.phase == "auction":
-        bids = [{"type": "bid", "amount": a} for a in bid_amounts(state, state.rules)]
-        return [{"type": "pass"}, *bids]
-    return [{"type": "choose_trump", "suit": suit} for suit in SUITS]
+        return [PASS.to_json(), *[_BIDS[a].to_json() for a in bid_amounts(state, state.rules)]]
+    return [choice.to_json() for choice in TRUMP_CHOICES]
 
 
-def apply_action(state: State, seat: int, action: Mapping[str, Any]) -> Step:
+def apply_action(state: State, seat: int, action: Action | Mapping[str, Any]) -> Step:
     """The state after ``seat`` takes ``action``, and its events; ``state`` itself is not changed.
 
     Raises :class:`IllegalAction` with the code of the rule broken.
@@ -111,32 +117,34 @@ def apply_action(state: State, seat: int, action: Mapping[str, Any]) -> Step:
     return Step(new, push(new, seat, action))
 
 
-def push(state: State, seat: int, action: Mapping[str, Any]) -> list[Event]:
+def push(state: State, seat: int, action: Action | Mapping[str, Any]) -> list[Event]:
     """Apply an action in place; returns its events. An illegal action raises and changes nothing."""
     events: list[Event] = []
     _act(state, seat, action, events)
     return events
 
 
-def _act(state: State, seat: int, action: Mapping[str, Any], events: Log) -> None:
+def _act(state: State, seat: int, action: Action | Mapping[str, Any], events: Log) -> None:
+    """Checks in this order: the match, the turn, the action's type, the phase, then the action's field."""
     if state.status != "active":
         raise IllegalAction(Code.MATCH_NOT_ACTIVE, "the match is over")
     if seat != state.turn:
         raise IllegalAction(Code.NOT_YOUR_TURN, f"it is seat {state.turn}'s turn, not seat {seat}'s")
-    kind = action.get("type") if isinstance(action, Mapping) else None
-    expected = {"auction": ("bid", "pass"), "trump_choice": ("choose_trump",), "play": ("play",)}[state.phase]
-    if kind not in ("play", "bid", "pass", "choose_trump"):
-        raise IllegalAction(Code.INVALID_ACTION, f"unknown action type {kind!r}")
+    kind = read_type(action)
+    expected = _EXPECTED[state.phase]
     if kind not in expected:
         raise IllegalAction(
             Code.ACTION_NOT_ALLOWED_NOW, f"{kind!r} is not allowed now; expected {' or '.join(expected)}"
         )
+    value = read_field(kind, action).value
     if kind == "play":
-        play_card(state, _card_of(state, action.get("card")), events)
+        if not legal_cards(state) >> value & 1:
+            raise refuse_card(state, value)
+        play_card(state, value, events)
     elif kind == "choose_trump":
-        _choose_trump(state, action.get("suit"), events)
+        _choose_trump(state, value, events)
     else:
-        _bid(state, action.get("amount") if kind == "bid" else 0, kind, events)
+        _bid(state, value, kind, events)
 
 
 def play_card(state: State, card: int, events: Log) -> None:
@@ -166,21 +174,7 @@ def _play_of(seat: int, card: int) -> dict[str, Any]:
     return {"seat": seat, "card": CODES[card]}
 
 
-def _card_of(state: State, name: object) -> int:
-    try:
-        card = parse(name)
-    except KeyError:
-        raise IllegalAction(Code.INVALID_ACTION, f"{name!r} is not a card; cards are written like O1 or E12") from None
-    if not legal_cards(state) >> card & 1:
-        raise refuse_card(state, card)
-    return card
-
-
-def _choose_trump(state: State, letter: object, events: Log) -> None:
-    try:
-        suit = parse_suit(letter)
-    except KeyError:
-        raise IllegalAction(Code.INVALID_SUIT, f"{letter!r} is not a suit; suits are O, C, E, B") from None
+def _choose_trump(state: State, suit: int, events: Log) -> None:
     state.trump = suit  # SU4, SP2: the highest bidder chooses trump and leads
     state.phase = "play"
     state.lead = state.turn
@@ -188,12 +182,10 @@ def _choose_trump(state: State, letter: object, events: Log) -> None:
         events.append({"type": "trump_chosen", "seat": state.turn, "data": {"suit": SUITS[suit]}})
 
 
-def _bid(state: State, amount: object, kind: str, events: Log) -> None:
+def _bid(state: State, amount: int, kind: str, events: Log) -> None:
     rules = state.rules
     seat = state.turn
     if kind == "bid":
-        if type(amount) is not int:
-            raise IllegalAction(Code.INVALID_ACTION, f"a bid's amount must be a whole number; got {amount!r}")
         check_bid(state, rules, amount)
     else:
         amount = 0
@@ -210,7 +202,7 @@ def _bid(state: State, amount: object, kind: str, events: Log) -> None:
 
 def _finish_trick(state: State, events: Log) -> None:
     """C6: the trick's winner takes its points and leads the next, after the declarations."""
-    rules: Variant = state.rules
+    rules = state.rules
     winner, trick, lead = state.winning_seat, state.trick, state.lead
     points = sum(map(POINTS.__getitem__, trick))
     last = not any(state.hands)
@@ -234,7 +226,7 @@ def _finish_trick(state: State, events: Log) -> None:
         _finish_hand(state, rules, events)
 
 
-def _start_hand(state: State, rules: Variant, events: Log) -> None:
+def _start_hand(state: State, rules: Rules, events: Log) -> None:
     n = rules.players
     state.hand_number += 1
     deck = _next_deck(state, rules)
@@ -273,7 +265,7 @@ def _start_hand(state: State, rules: Variant, events: Log) -> None:
         _finish_hand(state, rules, events)
 
 
-def _next_deck(state: State, rules: Variant) -> list[int]:
+def _next_deck(state: State, rules: Rules) -> list[int]:
     """C12: a recorded deal when replaying, else a seeded or a secure shuffle."""
     if state.decks:
         return state.decks.pop(0)
@@ -286,7 +278,7 @@ def _next_deck(state: State, rules: Variant) -> list[int]:
     return deck
 
 
-def _finish_hand(state: State, rules: Variant, events: Log) -> None:
+def _finish_hand(state: State, rules: Rules, events: Log) -> None:
     """Score the hand (or record it passed), then end the match or deal the next hand."""
     if state.soloist < 0 and rules.auction:
         result: dict[str, Any] = {"passed": True}

@@ -5,23 +5,28 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from .actions import PASS, Action
 from .cards import parse
 from .game import Step, _act, _create, _start_hand, new_match, push
 from .state import Event, State
 from .views import table
 
 #: The events that record a player's action, and the action each one records.
-_ACTION_OF_EVENT: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    "card_played": lambda data: {"type": "play", "card": data["card"]},
-    "bid": lambda data: {"type": "bid", "amount": data["amount"]},
-    "pass": lambda data: {"type": "pass"},
-    "trump_chosen": lambda data: {"type": "choose_trump", "suit": data["suit"]},
+_ACTION_OF_EVENT: dict[str, Callable[[dict[str, Any]], Action]] = {
+    "card_played": lambda data: Action.from_json({"type": "play", "card": data["card"]}),
+    "bid": lambda data: Action.from_json({"type": "bid", "amount": data["amount"]}),
+    "pass": lambda data: PASS,
+    "trump_chosen": lambda data: Action.from_json({"type": "choose_trump", "suit": data["suit"]}),
 }
 
 
-def actions_of(events: Iterable[Event]) -> list[tuple[int, dict[str, Any]]]:
-    """The ``(seat, action)`` pairs that the log records, in order."""
+def _actions(events: Iterable[Event]) -> list[tuple[int, Action]]:
     return [(e["seat"], _ACTION_OF_EVENT[e["type"]](e["data"])) for e in events if e["type"] in _ACTION_OF_EVENT]
+
+
+def actions_of(events: Iterable[Event]) -> list[tuple[int, dict[str, Any]]]:
+    """The ``(seat, action)`` pairs that the log records, in order, each action as the API posts it."""
+    return [(seat, action.to_json()) for seat, action in _actions(events)]
 
 
 def _decks(events: list[Event]) -> tuple[int, list[list[int]]]:
@@ -43,7 +48,7 @@ def replay(
     events = list(events)
     first_dealer, decks = _decks(events)
     state, produced = new_match(variant, options, seed, first_dealer=first_dealer, decks=decks)
-    for seat, action in actions_of(events):
+    for seat, action in _actions(events):
         produced += push(state, seat, action)
     return Step(state, produced)
 
@@ -80,7 +85,7 @@ def table_after(variant: str, options: Mapping[str, Any] | None, events: Iterabl
     log = _Watch(state, count)
     try:
         _start_hand(state, state.rules, log)
-        for seat, action in actions_of(events):
+        for seat, action in _actions(events):
             _act(state, seat, action, log)
     except _Reached as reached:
         return reached.table

@@ -1,10 +1,15 @@
-"""The state of a match: one mutable value with slots, cheap to copy, lossless to JSON."""
+"""The state of a match: one mutable value with slots, cheap to copy, lossless to JSON.
+
+:class:`Rules` is what the flow of a match asks of a variant; :class:`games.engine.variants.Variant`
+provides it, and :mod:`games.engine.snapshot` writes a state as JSON and reads it back.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
-from .cards import CODES, cards_of, codes, mask_of, parse
+from .cards import cards_of
+from .options import OptionValue
 
 Event = dict[str, Any]
 """An event as the log stores it: ``{"type": str, "seat": int | None, "data": dict}``."""
@@ -26,6 +31,7 @@ _CARD = ("trump_card", "face_up", "winning_card")
 _CARD_LIST = ("trick", "last_trick", "stock")
 _MASK_LIST = ("hands", "seen")
 _MASK = ("played",)
+_FIELDS = (*_PLAIN, *_CARD, *_CARD_LIST, *_MASK_LIST, *_MASK)
 
 
 class State:
@@ -36,7 +42,7 @@ class State:
     Cards are ints and sets of cards bit sets (see :mod:`games.engine.cards`).
     """
 
-    __slots__ = (*_PLAIN, *_CARD, *_CARD_LIST, *_MASK_LIST, *_MASK, "rules")
+    __slots__ = (*_FIELDS, "rules")
 
     variant: str
     options: dict[str, Any]
@@ -80,7 +86,7 @@ class State:
     hands: list[int]  # each seat's cards
     seen: list[int]  # cards each seat is known to have held this hand, publicly (cantos, exchanges)
     played: int  # cards played this hand
-    rules: Any  # the variant's rules for these options (games.engine.variants.Variant), not serialized
+    rules: Rules  # the variant's rules for these options (a games.engine.variants.Variant), not serialized
 
     def copy(self) -> State:
         """An independent copy (lists copied, immutable values shared)."""
@@ -103,59 +109,42 @@ class State:
         return new
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, State) and to_json(self) == to_json(other)
+        """Equal when every field but the rules is: when both write the same snapshot (:mod:`.snapshot`)."""
+        return isinstance(other, State) and all(getattr(self, name) == getattr(other, name) for name in _FIELDS)
 
     def __repr__(self) -> str:
         return f"<State {self.variant} hand {self.hand_number} {self.phase} turn {self.turn}>"
 
 
-def _copied(value: Any) -> Any:
-    """A plain JSON value with its lists and dicts copied all the way down."""
-    if isinstance(value, list):
-        return [_copied(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _copied(item) for key, item in value.items()}
-    return value
+class Rules(Protocol):
+    """What the flow of a match (:mod:`games.engine.game`) asks of a variant's rules for some options.
+
+    :class:`games.engine.variants.Variant` is the one implementation; RULES.md says what each hook does there.
+    """
+
+    name: str
+    options: dict[str, OptionValue]
+    players: int
+    sides: int  # 2 in the games of pairs, else one per seat
+    deck: int  # the bit set of the cards dealt
+    pairs: bool
+    auction: bool
+    tute: bool
+    seats_from: list[list[int]]  # the seats in playing order from each seat
+
+    def side_of(self, seat: int) -> int: ...
+
+    def seats_of(self, side: int) -> list[int]: ...
+
+    def deal(self, state: State, deck: list[int]) -> None: ...
+
+    def singers(self, state: State, winner: int) -> list[int]: ...
+
+    def after_trick(self, state: State, winner: int, last: bool, events: Log) -> bool: ...
+
+    def score_hand(self, state: State) -> dict[str, Any]: ...
+
+    def match_winners(self, state: State) -> list[int] | None: ...
 
 
-def to_json(state: State) -> dict[str, Any]:
-    """The state as plain JSON values, cards written as C2 codes; a snapshot that shares nothing with the state."""
-    out: dict[str, Any] = {name: _copied(getattr(state, name)) for name in _PLAIN if name not in ("decks", "tricks")}
-    out["decks"] = [[CODES[c] for c in deck] for deck in state.decks]
-    out["tricks"] = [[lead, [CODES[c] for c in cards]] for lead, cards in state.tricks]
-    for name in _CARD:
-        card = getattr(state, name)
-        out[name] = CODES[card] if card >= 0 else None
-    for name in _CARD_LIST:
-        out[name] = [CODES[c] for c in getattr(state, name)]
-    for name in _MASK_LIST:
-        out[name] = [codes(mask) for mask in getattr(state, name)]
-    for name in _MASK:
-        out[name] = codes(getattr(state, name))
-    return out
-
-
-def from_json(data: dict[str, Any]) -> State:
-    """The state that :func:`to_json` wrote."""
-    if "last_winner" not in data:  # a snapshot written before M4 kept the last trick across hands
-        data = {**data, "last_winner": data["lead"] if data["last_trick"] else -1}
-    state = State.__new__(State)
-    for name in _PLAIN:
-        setattr(state, name, _copied(data[name]))
-    state.decks = [[parse(c) for c in deck] for deck in data["decks"]]
-    state.tricks = [[lead, [parse(c) for c in cards]] for lead, cards in data["tricks"]]
-    for name in _CARD:
-        setattr(state, name, -1 if data[name] is None else parse(data[name]))
-    for name in _CARD_LIST:
-        setattr(state, name, [parse(c) for c in data[name]])
-    for name in _MASK_LIST:
-        setattr(state, name, [mask_of([parse(c) for c in cards]) for cards in data[name]])
-    for name in _MASK:
-        setattr(state, name, mask_of([parse(c) for c in data[name]]))
-    from .variants import rules_for  # the variants build on this module
-
-    state.rules = rules_for(state.variant, state.options)
-    return state
-
-
-__all__ = ["Event", "State", "cards_of", "from_json", "to_json"]
+__all__ = ["PHASES", "Event", "Log", "Rules", "State", "cards_of"]

@@ -15,7 +15,7 @@ from .state import Log, State
 
 
 class Variant:
-    """The rules every variant shares; subclasses override what RULES.md changes."""
+    """The rules every variant shares; subclasses override what RULES.md changes. Provides :class:`~.state.Rules`."""
 
     name = ""
     pairs = False  # C11: seats 0 and 2 against 1 and 3

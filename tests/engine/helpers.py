@@ -11,8 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from games.engine import State, Step, cards, new_match, push
-from games.engine.errors import IllegalAction
+from games.engine import IllegalAction, State, Step, cards, new_match, push
 
 SUITS = "OCEB"
 #: C3: strongest first.
