@@ -139,7 +139,7 @@ def bot_retire(*, bot: Bot) -> None:
     longer seat it. Its player stays, with its seats in finished matches, its records and its stats
     (the username stays taken).
     """
-    # The lock orders this against a match being created with the bot (games.turns.registered_bot
+    # The lock orders this against a match being created with the bot (players.selectors.bot_player_locked
     # locks the same row): either that match is seen below, or it finds the bot retired.
     locked = Bot.objects.select_for_update().filter(pk=bot.pk, retired_at__isnull=True).first()
     if locked is None:

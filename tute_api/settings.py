@@ -274,7 +274,7 @@ CELERY_BEAT_SCHEDULE = {
 # Hours an Idempotency-Key's first answer is kept (a retry within them gets it again); then purged.
 IDEMPOTENCY_KEY_HOURS = env.int("IDEMPOTENCY_KEY_HOURS", default=24)
 
-# Where waiting requests hear that a match moved on (games/live.py): Redis pub/sub, or in process.
+# Where waiting requests hear that a match moved on (games/live/channels.py): Redis pub/sub, or in process.
 # Defaults to the Celery broker when that is Redis, else in process (one server process, as make run).
 LIVE_UPDATES_URL = env.str(
     "LIVE_UPDATES_URL",

@@ -1,6 +1,7 @@
-"""The shapes of the games API: input serializers that validate, output serializers that type the
-OpenAPI schema. Response bodies are built by :mod:`games.adapter` from the engine's views; these
-output serializers document exactly those bodies (a test checks every response against them).
+"""The shapes of the matches' API: input serializers that validate, output serializers that type the
+OpenAPI schema. Response bodies are built by :mod:`.bodies` from the engine's views; these output
+serializers document exactly those bodies (a test checks every response against them). Action types
+and phases are the engine's.
 """
 
 from __future__ import annotations
@@ -11,14 +12,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
-from games.engine import SUITS
+from games.engine import ACTION_TYPES, PHASES, SUITS
 from tute_api.fields import JSONInteger, JSONString
 
 from .models import MatchStatus
 
-ACTION_TYPES = ("play", "bid", "pass", "choose_trump")
 SUIT_CHOICES = tuple(SUITS)
-PHASES = ("auction", "trump_choice", "play", "over")
 #: The largest seq a query or an action may name: the range of the seq columns on PostgreSQL.
 MAX_SEQ = 2**31 - 1
 #: What the action serializers accept (the engine judges the rest): a card or suit code's length, a bid's amount.
@@ -399,7 +398,7 @@ _EVENT_DATA: dict[str, type[serializers.Serializer]] = {
             "seat": serializers.IntegerField(required=False, help_text="With `seat_abandoned`: the seat not back."),
         },
     ),
-    # Not the engine's (rooms/presence.py): a seat's player stopped calling, came back, or ran out of time.
+    # Not the engine's (games/turns: presence, clock, http_bots): a seat's player stopped calling, came back, or ran out of time.
     "seat_disconnected": _data(
         "SeatDisconnectedData",
         {

@@ -24,7 +24,6 @@ from django.utils import timezone
 
 from games import engine
 from games.bots import LEVELS
-from games.engine.options import player_count  # TEMP
 from players.models import Bot, Player
 from players.selectors import bot_player_locked, retired_bot
 
@@ -63,7 +62,7 @@ def match_create(
         checked = engine.validate_options(variant, options)
     except engine.EngineError as exc:
         raise engine_error(exc) from None
-    specs = _seat_specs(seats, player_count(variant, checked), variant)
+    specs = _seat_specs(seats, engine.player_count(variant, checked), variant)
     if "me" in specs and f"player:{player.pk}" in specs:
         raise Unprocessable("You may take one seat only.", code=ErrorCode.INVALID_SEATS, field="seats")
     registered = {str(k): v for k, v in Player.objects.in_bulk([s[7:] for s in specs if s[:7] == "player:"]).items()}

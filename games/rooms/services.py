@@ -16,7 +16,6 @@ from django.utils import timezone
 
 from games import engine
 from games.bots import LEVELS
-from games.engine.options import player_count  # TEMP
 from games.matches.errors import engine_error
 from games.matches.services import match_create, match_join
 from games.turns.presence import presences_start
@@ -124,7 +123,7 @@ def room_start(*, player: Player, room_id: UUID) -> Room:
     room = _hosted_in_lobby(player, room_id)
     members = [m.player for m in RoomMember.objects.filter(room=room).select_related("player")]
     members.sort(key=lambda p: p.pk != room.host_id)  # the host sits first
-    seats = player_count(room.variant, room.options)
+    seats = engine.player_count(room.variant, room.options)
     if len(members) > seats:
         raise Conflict(
             f"A {room.variant} match has {seats} seats and the room has {len(members)} members.",
