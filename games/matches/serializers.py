@@ -398,7 +398,8 @@ _EVENT_DATA: dict[str, type[serializers.Serializer]] = {
             "seat": serializers.IntegerField(required=False, help_text="With `seat_abandoned`: the seat not back."),
         },
     ),
-    # Not the engine's (games/turns: presence, clock, http_bots): a seat's player stopped calling, came back, or ran out of time.
+    # Not the engine's (games/turns: presence, clock): a seat's player stopped calling, came back, or ran out
+    # of time.
     "seat_disconnected": _data(
         "SeatDisconnectedData",
         {
