@@ -22,10 +22,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.matches import examples
-from games.matches.bodies import event_body, match_body
+from games.matches.bodies import event_body, match_view
 from games.matches.selectors import MAX_WAIT_SECONDS, Membership, match_events, match_membership
-from games.matches.serializers import EVENT, MAX_SEQ, ActionField, MatchSerializer
-from games.turns.feed import turn_body
+from games.matches.serializers import EVENT, MAX_SEQ, MatchSerializer
+from games.turns.serializers import TurnSerializer
 from games.turns.tables import timings_of
 from tute_api.fields import QueryInteger
 from tute_api.parsers import whole_number
@@ -86,7 +86,7 @@ class MatchDetailApi(APIView):
         query = WaitQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         membership = _membership(request, match_id, query)
-        return Response(match_body(membership.match, membership.seat))
+        return Response(MatchSerializer(match_view(membership.match, membership.seat)).data)
 
 
 
@@ -194,20 +194,6 @@ class MatchStreamApi(APIView):
         return response
 
 
-class TurnSerializer(serializers.Serializer):
-    match_id = serializers.UUIDField()
-    seq = serializers.IntegerField(help_text="The match's seq: send it back as the action's `expected_seq`.")
-    seat = serializers.IntegerField(help_text="The caller's seat.")
-    deadline_ms = serializers.IntegerField(
-        allow_null=True,
-        help_text="For a poll bot: the milliseconds left of its `timeout_ms`, counted from the start of the turn, "
-        "before a level-2 move is played for it (0: at any moment). null for anyone else. A webhook call carries "
-        "the bot's `timeout_ms`.",
-    )
-    view = MatchSerializer(help_text="The match as the caller's seat sees it.")
-    legal_actions = serializers.ListField(child=ActionField(), help_text="Each exactly as it would be posted.")
-
-
 class TurnsOutputSerializer(serializers.Serializer):
     turns = TurnSerializer(many=True)
 
@@ -257,4 +243,4 @@ class MyTurnsApi(APIView):
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         found = waits.turns_wait(player=request.user, timeout=query.validated_data["wait"])
-        return Response({"turns": [turn_body(turn) for turn in found]})
+        return Response(TurnsOutputSerializer({"turns": found}).data)

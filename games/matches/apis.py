@@ -20,7 +20,8 @@ from games import engine
 from tute_api.fields import QueryInteger
 from tute_api.schema import problems
 
-from . import bodies, examples, replays, selectors, services
+from . import examples, replays, selectors, services
+from .bodies import MatchEntry, match_view, record_view
 from .idempotency import IDEMPOTENCY_HEADER, respond_once
 from .models import MatchStatus
 from .serializers import (
@@ -54,7 +55,7 @@ class VariantListApi(APIView):
         tags=["variants"],
     )
     def get(self, request: Request) -> Response:
-        return Response(bodies.variants_body())
+        return Response(VariantSerializer(engine.VARIANTS.values(), many=True).data)
 
 
 # -- matches ------------------------------------------------------------------------------------
@@ -109,7 +110,7 @@ class MatchesApi(APIView):
             variant=filters.validated_data.get("variant"),
         )
         page = paginator.paginate_queryset(matches, request, view=self) or []
-        return paginator.get_paginated_response([bodies.match_summary(match) for match in page])
+        return paginator.get_paginated_response(MatchSummarySerializer(map(MatchEntry, page), many=True).data)
 
     @extend_schema(
         operation_id="matches_create",
@@ -128,7 +129,7 @@ class MatchesApi(APIView):
         serializer.is_valid(raise_exception=True)
         def create() -> Response:
             created = services.match_create(player=request.user, **serializer.validated_data)
-            return Response(bodies.match_body(created.match, created.seat, created.state), status=201)
+            return Response(MatchSerializer(match_view(created.match, created.seat, created.state)).data, status=201)
 
         return respond_once(request, create)
 
@@ -162,7 +163,7 @@ class MatchJoinApi(APIView):
         serializer.is_valid(raise_exception=True)
         def join() -> Response:
             joined = services.match_join(player=request.user, match_id=match_id, **serializer.validated_data)
-            return Response(bodies.match_body(joined.match, joined.seat, joined.state))
+            return Response(MatchSerializer(match_view(joined.match, joined.seat, joined.state)).data)
 
         return respond_once(request, join)
 
@@ -207,7 +208,7 @@ class MatchActionApi(APIView):
                 action=serializer.action(),
                 expected_seq=serializer.validated_data.get("expected_seq"),
             )
-            return Response(bodies.match_body(played.match, played.seat, played.state))
+            return Response(MatchSerializer(match_view(played.match, played.seat, played.state)).data)
 
         return respond_once(request, act)
 
@@ -230,7 +231,7 @@ class MatchRecordApi(APIView):
     )
     def get(self, request: Request, match_id: UUID) -> Response:
         membership = selectors.match_membership_or_over(match_id=match_id, player=request.user)
-        return Response(bodies.record_body(selectors.match_record(membership=membership)))
+        return Response(RecordSerializer(record_view(selectors.match_record(membership=membership))).data)
 
 
 class MatchCancelApi(APIView):
@@ -246,7 +247,7 @@ class MatchCancelApi(APIView):
     )
     def post(self, request: Request, match_id: UUID) -> Response:
         cancelled = services.match_cancel(player=request.user, match_id=match_id)
-        return Response(bodies.match_body(cancelled.match, cancelled.seat))
+        return Response(MatchSerializer(match_view(cancelled.match, cancelled.seat)).data)
 
 
 class MatchReplayApi(APIView):
@@ -273,4 +274,4 @@ class MatchReplayApi(APIView):
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         replay = replays.replay_at(match_id=match_id, seq=query.validated_data["seq"], player=request.user)
-        return Response(bodies.replay_body(replay))
+        return Response(ReplaySerializer(replay).data)

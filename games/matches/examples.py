@@ -8,7 +8,7 @@ from drf_spectacular.utils import OpenApiExample
 
 from games import engine
 
-from .bodies import variants_body
+from .serializers import VariantSerializer
 
 _ID = "0b9d6c8e-5a53-4f0e-9a36-2f1d7c4e8a11"
 _AT = "2026-01-01T12:00:00Z"
@@ -46,7 +46,7 @@ _VIEW, _EVENTS = _sample()
 # A list response shows each example as a list of one item (drf-spectacular wraps it): one example per item.
 VARIANTS = [
     OpenApiExample(f"Variant {variant['name']}", value=variant, response_only=True)
-    for variant in variants_body()[:2]
+    for variant in VariantSerializer(list(engine.VARIANTS.values())[:2], many=True).data
 ]
 CREATE_VS_BOTS = OpenApiExample(
     "Against bots",

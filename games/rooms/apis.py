@@ -17,7 +17,7 @@ from games.matches.idempotency import IDEMPOTENCY_HEADER, respond_once
 from tute_api.schema import problems
 
 from . import selectors, services
-from .bodies import room_body
+from .bodies import room_view
 from .serializers import (
     ROOM,
     ROOM_CREATE,
@@ -31,7 +31,7 @@ ROOM_ID = OpenApiParameter("room_id", UUID, OpenApiParameter.PATH, description="
 
 
 def _room(room: Any, status: int = 200) -> Response:
-    return Response(room_body(room), status=status)
+    return Response(RoomSerializer(room_view(room)).data, status=status)
 
 
 def _room_input(request: Request) -> dict[str, Any]:
@@ -53,7 +53,8 @@ class RoomsApi(APIView):
         tags=["rooms"],
     )
     def get(self, request: Request) -> Response:
-        return Response([room_body(room) for room in selectors.rooms_of(player=request.user)])
+        rooms = [room_view(room) for room in selectors.rooms_of(player=request.user)]
+        return Response(RoomSerializer(rooms, many=True).data)
 
     @extend_schema(
         operation_id="rooms_create",

@@ -8,7 +8,7 @@ from drf_spectacular.utils import OpenApiExample
 from rest_framework import serializers
 
 from games.matches.models import MatchStatus
-from games.matches.serializers import OptionsField
+from games.matches.serializers import OptionsField, OutputSerializer
 from tute_api.fields import JSONInteger
 
 
@@ -45,30 +45,33 @@ class RoomJoinInputSerializer(serializers.Serializer):
     code = serializers.CharField(min_length=1, max_length=16, help_text="The room's invite code.")
 
 
-class MemberSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    username = serializers.CharField()
+class MemberSerializer(OutputSerializer):
+    id = serializers.UUIDField(source="player_id")
+    username = serializers.CharField(source="player.username")
     joined_at = serializers.DateTimeField()
 
 
-class RoomMatchSerializer(serializers.Serializer):
+class RoomMatchSerializer(OutputSerializer):
     id = serializers.UUIDField()
     status = serializers.ChoiceField(choices=MatchStatus.values)
 
 
-class RoomSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    code = serializers.CharField(help_text="The invite code: friends join with POST /rooms/join.")
-    host = serializers.UUIDField(help_text="The host player's id.")
+# Renders a games.rooms.bodies.RoomView: a room as its members see it.
+class RoomSerializer(OutputSerializer):
+    id = serializers.UUIDField(source="room.id")
+    code = serializers.CharField(help_text="The invite code: friends join with POST /rooms/join.", source="room.code")
+    host = serializers.UUIDField(help_text="The host player's id.", source="room.host_id")
     state = serializers.ChoiceField(choices=["lobby", "playing", "closed"])
-    variant = serializers.CharField()
-    options = OptionsField()
-    bot = serializers.CharField()
+    variant = serializers.CharField(source="room.variant")
+    options = OptionsField(source="room.options")
+    bot = serializers.CharField(source="room.bot")
     table_options = TableOptionsSerializer()
     members = MemberSerializer(many=True)
-    match = RoomMatchSerializer(allow_null=True, help_text="The latest match started from the room.")
-    created_at = serializers.DateTimeField()
-    updated_at = serializers.DateTimeField()
+    match = RoomMatchSerializer(
+        allow_null=True, help_text="The latest match started from the room.", source="room.match"
+    )
+    created_at = serializers.DateTimeField(source="room.created_at")
+    updated_at = serializers.DateTimeField(source="room.updated_at")
 
 
 _AT = "2026-01-01T12:00:00Z"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 from uuid import UUID
 
 from django.conf import settings
@@ -11,8 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.matches.bodies import match_body
-from games.matches.records import iso
+from games.matches.bodies import MatchView, match_view
 from games.matches.selectors import match_membership
 from tute_api.schema import problems
 
@@ -23,14 +22,12 @@ from .serializers import HEARTBEAT, HeartbeatSerializer
 MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The match's id.")
 
 
-def presence_body(row: Presence) -> dict[str, Any]:
-    """A tracked human seat: connected, or since when not."""
-    return {
-        "seat": row.seat,
-        "connected": row.disconnected_at is None,
-        "last_seen": iso(row.last_seen),
-        "disconnected_at": iso(row.disconnected_at),
-    }
+@dataclass(frozen=True)
+class Heartbeat:
+    """Every tracked human seat's presence, and the match as the caller sees it."""
+
+    presence: list[Presence]
+    match: MatchView
 
 
 class HeartbeatApi(APIView):
@@ -52,9 +49,5 @@ class HeartbeatApi(APIView):
         match_membership(match_id=match_id, player=request.user)
         presence.touch(match_id=match_id, player_id=request.user.pk)
         membership = match_membership(match_id=match_id, player=request.user)
-        return Response(
-            {
-                "presence": [presence_body(p) for p in presence.presence_of(match_id=match_id)],
-                "match": match_body(membership.match, membership.seat),
-            }
-        )
+        seats = presence.presence_of(match_id=match_id)
+        return Response(HeartbeatSerializer(Heartbeat(seats, match_view(membership.match, membership.seat))).data)

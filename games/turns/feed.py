@@ -1,15 +1,15 @@
 """The turns a player must play now: ``GET /api/v1/me/turns`` (waited for by :mod:`games.live.waits`)
-and, one at a time, the body of a webhook bot's call."""
+and, one at a time, a webhook bot's call (both rendered by ``TurnSerializer``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
 
 from django.db.models import F
 from django.utils import timezone
 
-from games.matches.bodies import match_body
+from games.matches.bodies import MatchView, match_view
 from games.matches.models import Match, MatchStatus
 from players.models import BotDelivery, Player
 from players.selectors import bot_of_player
@@ -27,17 +27,9 @@ class Turn:
     seat: int
     deadline_ms: int | None
 
-
-def turn_body(turn: Turn) -> dict[str, Any]:
-    view = match_body(turn.match, turn.seat)
-    return {
-        "match_id": str(turn.match.id),
-        "seq": turn.match.seq,
-        "seat": turn.seat,
-        "deadline_ms": turn.deadline_ms,
-        "view": view,
-        "legal_actions": view["legal_actions"],
-    }
+    @cached_property
+    def view(self) -> MatchView:
+        return match_view(self.match, self.seat)
 
 
 def _poll_timeout_ms(player: Player) -> int | None:

@@ -56,7 +56,8 @@ from tute_api.after_response import on_commit_later
 from tute_api.errors import ApiError
 
 from . import queue, webhooks
-from .feed import Turn, turn_body
+from .feed import Turn
+from .serializers import TurnSerializer
 from .standin import STAND_IN_LEVEL, stand_in_action
 
 logger = logging.getLogger(__name__)
@@ -227,7 +228,7 @@ def turn_deliver(*, match_id: UUID | str, seq: int) -> str:
     bot = Bot.objects.select_related("player").filter(pk=player_id).first() if player_id else None
     if bot is None or bot.delivery != BotDelivery.WEBHOOK:
         return "skipped"
-    payload = turn_body(Turn(match, seat, bot.timeout_ms))
+    payload = TurnSerializer(Turn(match, seat, bot.timeout_ms)).data
     reply = webhooks.post(
         bot.webhook_url,
         payload,

@@ -51,3 +51,7 @@ class Presence(models.Model):
 
     def __str__(self) -> str:
         return f"seat {self.seat} of {self.match_id}"
+
+    @property
+    def connected(self) -> bool:
+        return self.disconnected_at is None
