@@ -69,8 +69,10 @@ def read_type(action: object) -> str:
 
     The first half of :meth:`Action.from_json`: the engine checks the phase before it reads the field.
     """
-    if isinstance(action, Action):
-        kind: object = action.type
+    if type(action) is dict:  # the usual case, ahead of the slower check for any mapping
+        kind: object = action.get("type")
+    elif isinstance(action, Action):
+        kind = action.type
     else:
         kind = action.get("type") if isinstance(action, Mapping) else None
     if kind not in ACTION_TYPES:
@@ -84,7 +86,7 @@ def read_field(kind: str, action: Action | Mapping[str, Any]) -> Action:
     The second half of :meth:`Action.from_json`. Given an :class:`Action` built by hand, its value is
     checked the same way (a card 0–39, a suit 0–3, an int amount) and the action returned as it is.
     """
-    if isinstance(action, Action):
+    if type(action) is not dict and isinstance(action, Action):
         return _checked(action)
     if kind == "play":
         name = action.get("card")
