@@ -1,5 +1,5 @@
 # Development entry points. They need only Python 3.11+ and make: the first run creates .venv.
-#   make run    install if needed, migrate, serve on 127.0.0.1:$(PORT) (Celery beat's schedule in process)
+#   make run    install if needed, migrate, serve on $(HOST):$(PORT) (Celery beat's schedule in process)
 #   make test   install if needed, run the whole test suite
 #   make lint   install if needed, run ruff, import-linter and mypy (strict, on the engine)
 #   make loadtest  the service under gunicorn on PostgreSQL + a Celery worker, N clients (docs/performance.md)
@@ -10,12 +10,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/install.stamp
 PORT ?= 8000
+# 0.0.0.0 to reach make run from a phone on the LAN; an emulator reaches 127.0.0.1 as 10.0.2.2.
+HOST ?= 127.0.0.1
 
 .PHONY: run test lint install loadtest
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
-	BEAT_IN_PROCESS=1 $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
+	BEAT_IN_PROCESS=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: $(STAMP)
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); status=$$?; \

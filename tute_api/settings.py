@@ -29,7 +29,20 @@ elif not DEBUG and SECRET_KEY == _DEVELOPMENT_SECRET_KEY:
     raise ImproperlyConfigured("SECRET_KEY is the development key; set a real one when DEBUG is off.")
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[])
+if DEBUG and not ALLOWED_HOSTS:  # a developer's devices: loopback, emulators, this machine (tute_api/hosts.py)
+    from tute_api.hosts import development_hosts
+
+    ALLOWED_HOSTS = development_hosts()
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# CORS (django-cors-headers): closed unless origins are listed, e.g. a web build's
+# CORS_ALLOWED_ORIGINS=https://play.example.com,http://localhost:8081 (Expo web). The API takes a bearer
+# token, no cookie, so no credentials are allowed; the headers clients send and read are named.
+CORS_ALLOWED_ORIGINS = env.list("CORS_ALLOWED_ORIGINS", default=[])
+CORS_URLS_REGEX = r"^/api/.*$"
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_HEADERS = ["authorization", "content-type", "idempotency-key", "last-event-id", "accept"]
+CORS_EXPOSE_HEADERS = ["Retry-After", "Idempotent-Replayed", "Location"]
+CORS_PREFLIGHT_MAX_AGE = 86400
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -38,6 +51,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "corsheaders",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -55,6 +69,10 @@ MATCH_LISTENERS = [
 ]
 
 MIDDLEWARE = [
+    # A host the service does not answer to is a problem (400 disallowed_host), not Django's HTML page.
+    "tute_api.hosts.AllowedHostMiddleware",
+    # CORS before anything that authenticates: a browser's preflight OPTIONS carries no token.
+    "corsheaders.middleware.CorsMiddleware",
     # Steps that follow a commit (waking waiters, queuing bot turns) run after the answer is sent.
     "tute_api.after_response.AfterResponseMiddleware",
     "django.middleware.security.SecurityMiddleware",
