@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
 from uuid import UUID
 
+from django.db import transaction
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
@@ -12,8 +14,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tute_api.fields import JSONInteger, JSONString
+from tute_api.idempotency import IDEMPOTENCY_HEADER, idempotency_of
 from tute_api.schema import problems
 
+from .errors import UsernameTaken
 from .models import Bot, BotDelivery
 from .selectors import bot_owned, bot_stats, bots_of
 from .services import (
@@ -24,6 +28,7 @@ from .services import (
     player_create,
     player_token_rotate,
 )
+from .signup import signup_answer_first, signup_answer_keep
 
 USERNAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{2,29}$"
 USERNAME_RULE = "3–30 letters, digits, `_`, `.` or `-`, starting with a letter or digit"
@@ -65,9 +70,14 @@ class PlayerCreateApi(APIView):
     @extend_schema(
         operation_id="players_create",
         summary="Create a player",
-        description="Creates a player and returns its bearer token, once. Tokens are stored hashed.",
+        description="Creates a player and returns its bearer token, once. Tokens are stored hashed. With an "
+        "`Idempotency-Key` (a fresh random UUID), a retry of the same sign-up within 24 hours gets the first "
+        "answer again, token included (`Idempotent-Replayed: true`), instead of 409 `username_taken`: a lost "
+        "answer loses no account. The first answer is kept sealed under the key, which the service never "
+        "stores.",
         request=InputSerializer,
-        responses={201: PlayerWithTokenOutputSerializer, **problems(400, 409, 429)},
+        parameters=[IDEMPOTENCY_HEADER],
+        responses={201: PlayerWithTokenOutputSerializer, **problems(400, 409, 422, 429)},
         examples=[
             OpenApiExample("A new player", value={"username": "ana"}, request_only=True),
             OpenApiExample("Created", value=_TOKEN_EXAMPLE, response_only=True, status_codes=["201"]),
@@ -77,9 +87,26 @@ class PlayerCreateApi(APIView):
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        player, token = player_create(**serializer.validated_data)
-        data = PlayerWithTokenOutputSerializer({**_fields(player), "token": token}).data
+        idempotency = idempotency_of(request)
+        if idempotency is None:
+            return Response(self._create(serializer.validated_data), status=status.HTTP_201_CREATED)
+        replayed = {"Idempotent-Replayed": "true"}
+        if (first := signup_answer_first(idempotency)) is not None:
+            return Response(first, status=status.HTTP_201_CREATED, headers=replayed)
+        try:
+            with transaction.atomic():
+                data = self._create(serializer.validated_data)
+                signup_answer_keep(idempotency, data)
+        except UsernameTaken:  # the same sign-up, at the same moment, may have taken the name first
+            if (first := signup_answer_first(idempotency)) is not None:
+                return Response(first, status=status.HTTP_201_CREATED, headers=replayed)
+            raise
         return Response(data, status=status.HTTP_201_CREATED)
+
+    @staticmethod
+    def _create(validated: dict[str, Any]) -> dict[str, Any]:
+        player, token = player_create(**validated)
+        return dict(PlayerWithTokenOutputSerializer({**_fields(player), "token": token}).data)
 
 
 class PlayerMeApi(APIView):

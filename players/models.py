@@ -11,6 +11,7 @@ import uuid
 
 from django.db import models
 from django.db.models.functions import Lower
+from django.utils import timezone
 
 from tute_api.rows import fetch_one
 
@@ -122,3 +123,17 @@ class BotCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot_id} {self.match_id}@{self.seq}: {self.outcome}"
+
+
+class SignupAnswer(models.Model):
+    """The first answer to a sign-up sent with an ``Idempotency-Key`` (players.signup), sealed with a
+    key derived from the ``Idempotency-Key``: the token in it cannot be read without that key, which
+    the service never stores (only a keyed digest of it, to find the answer)."""
+
+    key_digest = models.CharField(max_length=64, unique=True)
+    request_hash = models.CharField(max_length=64)
+    sealed = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    def __str__(self) -> str:
+        return f"sign-up answer {self.key_digest[:12]}"

@@ -91,8 +91,8 @@ def test_the_idempotency_key_is_documented_as_the_service_checks_it(schema, key)
     from rest_framework.request import Request
     from rest_framework.test import APIRequestFactory
 
-    from games.matches.errors import BadRequest
-    from games.matches.idempotency import idempotency_of
+    from tute_api.idempotency import InvalidIdempotencyKey as BadRequest
+    from tute_api.idempotency import idempotency_of
 
     parameters = [p for item in schema["paths"].values() for op in item.values() for p in op.get("parameters", [])]
     documented = [p["schema"] for p in parameters if p["name"] == "Idempotency-Key"]
