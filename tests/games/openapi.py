@@ -1,5 +1,6 @@
-"""Check response bodies against the service's own OpenAPI schema, strictly: every documented
-object is closed (``additionalProperties: false``), so an undocumented field fails too."""
+"""Check response bodies against the service's own OpenAPI 3.1 schema as published (JSON Schema 2020-12),
+strictly: every documented object is closed (``additionalProperties: false``), so an undocumented field
+fails too. Nothing else is rewritten: a null the schema does not admit fails, as in a strict client."""
 
 from __future__ import annotations
 
@@ -11,16 +12,14 @@ from drf_spectacular.generators import SchemaGenerator
 
 
 def _strict(node: Any) -> Any:
-    """OpenAPI 3.0 → JSON Schema: ``nullable`` becomes a null alternative; objects are closed."""
+    """Objects closed; ``discriminator`` (OpenAPI's, not JSON Schema's) left out."""
     if isinstance(node, list):
         return [_strict(item) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {key: _strict(value) for key, value in node.items() if key not in ("nullable", "discriminator")}
+    out = {key: _strict(value) for key, value in node.items() if key != "discriminator"}
     if out.get("type") == "object" and "properties" in out and "additionalProperties" not in out:
         out["additionalProperties"] = False
-    if node.get("nullable"):
-        return {"anyOf": [out, {"type": "null"}]}
     return out
 
 

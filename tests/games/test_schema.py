@@ -20,6 +20,24 @@ def test_the_schema_validates_with_no_warning(schema):
     assert schema["openapi"].startswith("3.")
 
 
+def test_the_schema_is_openapi_3_1_that_a_strict_validator_accepts_and_nullables_admit_null(schema):
+    from openapi_spec_validator import validate as validate_spec
+
+    assert schema["openapi"] == "3.1.0"
+    validate_spec(schema)
+
+    def keywords(node: object) -> set[str]:
+        if isinstance(node, dict):
+            return set(node) | {k for value in node.values() for k in keywords(value)}
+        if isinstance(node, list):
+            return {k for item in node for k in keywords(item)}
+        return set()
+
+    assert "nullable" not in keywords(schema["components"]), "3.0's nullable beside allOf admits no null"
+    seat = schema["components"]["schemas"]["Seat"]["properties"]["player"]
+    assert {"type": "null"} in seat["oneOf"], "a bot's seat has player: null"
+
+
 def test_every_operation_is_typed_and_has_an_example(schema):
     operations = [(path, method, op) for path, item in schema["paths"].items() for method, op in item.items()]
     assert len(operations) >= 12
