@@ -227,6 +227,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "tute_api.schema.require_one_of_bodies",
         "tute_api.schema.document_unsupported_media_type",
+        "tute_api.schema.public_operations_take_no_token",
     ],
     # Swagger UI from the drf-spectacular-sidecar package: served from our static files, no CDN.
     "SWAGGER_UI_DIST": "SIDECAR",

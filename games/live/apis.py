@@ -213,9 +213,9 @@ class MyTurnsApi(APIView):
         summary="The matches where the caller must act (a long poll)",
         description="Every active match where it is the caller's turn, with the caller's view and "
         "`legal_actions`. With `wait`, answers as soon as there is one, or with an empty list after `wait` "
-        "seconds. Answer each with `POST /matches/{match_id}/actions` and `expected_seq`. This is how a "
-        "`poll` bot gets its turns (docs/http-bots.md), within its `timeout_ms` (`deadline_ms` says what is "
-        "left); any player may use it.",
+        "seconds. Answer each with `POST /matches/{match_id}/actions` and `expected_seq`. For an app, the "
+        "\"your turn in 3 matches\" of its home screen; for a `poll` bot, how it gets its turns "
+        "(docs/http-bots.md), within its `timeout_ms` (`deadline_ms` says what is left).",
         parameters=[QuerySerializer],
         responses={200: TurnsOutputSerializer, **problems(400, 401, 429)},
         examples=[
@@ -237,7 +237,7 @@ class MyTurnsApi(APIView):
             ),
             OpenApiExample("No turn yet", value={"turns": []}, response_only=True),
         ],
-        tags=["bots"],
+        tags=["matches"],
     )
     def get(self, request: Request) -> Response:
         query = self.QuerySerializer(data=request.query_params)

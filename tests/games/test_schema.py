@@ -34,6 +34,9 @@ def test_the_schema_is_openapi_3_1_that_a_strict_validator_accepts_and_nullables
         return set()
 
     assert "nullable" not in keywords(schema["components"]), "3.0's nullable beside allOf admits no null"
+    public = {(path, method) for path, item in schema["paths"].items() for method, op in item.items()
+              if "security" not in op}  # fmt: skip
+    assert public == {("/api/v1/players/", "post"), ("/api/v1/variants/", "get")}, "anyone may call these"
     seat = schema["components"]["schemas"]["Seat"]["properties"]["player"]
     assert {"type": "null"} in seat["oneOf"], "a bot's seat has player: null"
 
