@@ -20,7 +20,8 @@ COPY manage.py gunicorn.conf.py ./
 COPY tute_api ./tute_api
 COPY games ./games
 COPY players ./players
-COPY rooms ./rooms
+# The rules, served at /api/v1/rules (the `rule` of a problem names one of them).
+COPY docs/RULES.md ./docs/RULES.md
 # collectstatic needs a SECRET_KEY and a DATABASE_URL to load the settings; these only live in this
 # build step (collectstatic opens no database).
 RUN SECRET_KEY=collectstatic-only DATABASE_URL=sqlite:////tmp/unused.sqlite3 python manage.py collectstatic --noinput \

@@ -85,6 +85,8 @@ def test_the_image_holds_every_app_of_the_project():
     for app in ours:
         package = app.split(".")[0]
         assert f"COPY {package} ./{package}" in dockerfile, f"{package} is not copied into the image"
+    for source in re.findall(r"^COPY (\S+) \S+$", dockerfile, re.M):
+        assert (BASE_DIR / source).exists(), f"the image copies {source}, which the checkout does not have"
 
 
 def test_the_image_serves_with_threads_so_that_long_polls_do_not_block_it(monkeypatch):

@@ -19,7 +19,9 @@ class ProblemSerializer(serializers.Serializer):
     status = serializers.IntegerField()
     detail = serializers.CharField()
     code = serializers.CharField(help_text="Stable and machine-readable, e.g. `must_follow_suit`, `stale_seq`.")
-    rule = serializers.CharField(required=False, help_text="The rule of docs/RULES.md that an illegal action breaks.")
+    rule = serializers.CharField(
+        required=False, help_text="The rule that an illegal action breaks, an id of `GET /api/v1/rules`."
+    )
     field = serializers.CharField(required=False, help_text="The input that was refused (`options.letters`).")
     seq = serializers.IntegerField(required=False, help_text="The match's current `seq` (with `stale_seq`).")
     errors = serializers.DictField(required=False, help_text="Per-field messages of a 400 `invalid`.")

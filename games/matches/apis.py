@@ -6,12 +6,16 @@ as ApiError and rendered as problem details by ``tute_api.errors``. The reads th
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
 from uuid import UUID
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -37,6 +41,8 @@ from .serializers import (
     VariantSerializer,
 )
 
+#: The rules document; the problems' `rule` ids are its.
+RULES_PATH = Path(__file__).resolve().parents[2] / "docs" / "RULES.md"
 MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The match's id.")
 
 
@@ -56,6 +62,45 @@ class VariantListApi(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response(VariantSerializer(engine.VARIANTS.values(), many=True).data)
+
+
+class MarkdownRenderer(BaseRenderer):
+    media_type = "text/markdown"
+    format = "md"
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+        return data if isinstance(data, bytes) else JSONRenderer().render(data)
+
+
+class RulesApi(APIView):
+    authentication_classes: list[type] = []
+    permission_classes = [AllowAny]
+    renderer_classes = [MarkdownRenderer, JSONRenderer]  # problems stay JSON
+
+    @extend_schema(
+        operation_id="rules",
+        summary="The rules of Tute the service applies (docs/RULES.md)",
+        description="Markdown. Each rule has an id (`C5`, `C5.a` for a duty of C5, `D4`, `M2`…): the `rule` of "
+        "a problem names the one an action broke, and the variants' options name theirs.",
+        responses={
+            (200, "text/markdown"): OpenApiResponse(
+                OpenApiTypes.STR,
+                examples=[
+                    OpenApiExample(
+                        "An excerpt",
+                        value="**C5 Playing to a trick.** The leader plays any card. Each following player, in "
+                        "seat order: …",
+                        response_only=True,
+                    )
+                ],
+            ),
+            **problems(429),
+        },
+        tags=["variants"],
+    )
+    def get(self, request: Request) -> Response:
+        return Response(RULES_PATH.read_bytes(), content_type="text/markdown; charset=utf-8")
 
 
 # -- matches ------------------------------------------------------------------------------------

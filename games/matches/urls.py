@@ -4,6 +4,7 @@ from . import apis
 
 urlpatterns = [
     path("variants/", apis.VariantListApi.as_view(), name="variants"),
+    path("rules", apis.RulesApi.as_view(), name="rules"),
     path("matches/", apis.MatchesApi.as_view(), name="matches"),
     path("matches/<uuid:match_id>/join", apis.MatchJoinApi.as_view(), name="match-join"),
     path("matches/<uuid:match_id>/actions", apis.MatchActionApi.as_view(), name="match-actions"),

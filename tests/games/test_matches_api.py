@@ -401,3 +401,14 @@ def test_a_migration_gives_the_hands_stored_without_their_result_the_result_in_t
     migration.fill_in_results(django_apps, None)
     assert {h.number: (h.result, h.finished_seq) for h in Hand.objects.filter(match_id=created["id"])} == before
     assert all(result is not None for result, _ in before.values())
+
+
+def test_the_rules_are_served_as_markdown_to_anyone_and_name_the_ids_problems_give():
+    from rest_framework.test import APIClient
+
+    from games.matches.apis import RULES_PATH
+
+    answer = APIClient().get("/api/v1/rules")
+    assert answer.status_code == 200 and answer["Content-Type"].startswith("text/markdown")
+    text = answer.content.decode()
+    assert text == RULES_PATH.read_text() and "**C5 " in text and "- D4 " in text
