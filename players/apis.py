@@ -61,6 +61,9 @@ class PlayerCreateApi(APIView):
     permission_classes = [AllowAny]
 
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "PlayerCreateInput"  # its component's name (generated clients name their class after it)
+
         username = NameField(
             USERNAME_PATTERN,
             help_text=f"{USERNAME_RULE}; unique regardless of case.",
