@@ -25,6 +25,16 @@ def test_a_route_without_its_trailing_slash_is_named_not_redirected(client: Clie
     assert client.get("/api/v1/variants").json()["detail"].endswith("(with the trailing slash).")
 
 
+@pytest.mark.django_db  # the presence middleware looks the match up
+def test_a_route_with_an_extra_trailing_slash_is_named_too(client: Client) -> None:
+    match = "/api/v1/matches/0b9d6c8e-5a53-4f0e-9a36-2f1d7c4e8a11"
+    response = client.get(f"{match}/actions/")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    assert response.json()["detail"] == f"No route {match}/actions/; the route is {match}/actions (without the " \
+        "trailing slash)."
+    assert client.get("/api/v1/nothing/").json()["detail"] == "Not found."
+
+
 @pytest.mark.django_db
 def test_a_404_outside_drf_is_written_as_drf_writes_its_problems(client: Client) -> None:
     """Same bytes for the same problem: compact JSON, UTF-8 as is, whichever layer answers."""

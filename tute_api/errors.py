@@ -165,12 +165,16 @@ def page_not_found(request: HttpRequest, exception: Exception) -> JsonResponse:
 
 @csrf_exempt  # an API client sends no CSRF token: its POST to a wrong path is a 404, not Django's HTML 403
 def api_route_not_found(request: HttpRequest) -> JsonResponse:
-    """The view of every unknown path under ``/api/``: a problem, naming the path with a slash when
-    that is a route (``POST /api/v1/players`` → ``/api/v1/players/``)."""
+    """The view of every unknown path under ``/api/``: a problem, naming the route when the path is one
+    but for its trailing slash. Collections end in a slash (``/api/v1/players/``), their members and
+    operations do not (``/api/v1/matches/{id}/actions``): ``POST /api/v1/players`` → ``/api/v1/players/``,
+    ``GET /api/v1/matches/{id}/`` → ``/api/v1/matches/{id}``."""
     detail = str(exceptions.NotFound.default_detail)
-    with_slash = request.path if request.path.endswith("/") else request.path + "/"
-    if with_slash != request.path and _resolves(with_slash):
-        detail = f"No route {request.path}; the route is {with_slash} (with the trailing slash)."
+    path = request.path
+    other = path[:-1] if path.endswith("/") else path + "/"
+    if other and _resolves(other):
+        slash = "without" if path.endswith("/") else "with"
+        detail = f"No route {path}; the route is {other} ({slash} the trailing slash)."
     return problem_response(404, "not_found", detail)
 
 
