@@ -13,7 +13,7 @@ PORT ?= 8000
 # 0.0.0.0 to reach make run from a phone on the LAN; an emulator reaches 127.0.0.1 as 10.0.2.2.
 HOST ?= 127.0.0.1
 
-.PHONY: run test lint install loadtest
+.PHONY: run test lint install loadtest contract
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
@@ -28,6 +28,19 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy --strict games/engine games/bots
+
+# The schema through the tools client developers use: drf-spectacular's validation, Redocly's linter
+# (clients/redocly.yaml), openapi-typescript, and tsc --strict on types used as an app would (clients/check.ts).
+contract: $(STAMP) clients/node_modules/.stamp
+	mkdir -p var
+	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file var/schema.yaml
+	cd clients && npx --no-install redocly lint ../var/schema.yaml --config redocly.yaml
+	cd clients && npx --no-install openapi-typescript ../var/schema.yaml -o ../var/tute-api.d.ts
+	cd clients && npx --no-install tsc --strict --noEmit --lib es2022 check.ts
+
+clients/node_modules/.stamp: clients/package.json clients/package-lock.json
+	cd clients && npm ci --no-audit --no-fund
+	touch $@
 
 loadtest: $(STAMP)
 	$(BIN)/python scripts/loadtest.py $(LOADTEST_ARGS)

@@ -93,10 +93,10 @@ def require_one_of_bodies(result: dict[str, Any], **kwargs: Any) -> dict[str, An
 
 def public_operations_take_no_token(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """drf-spectacular's postprocessing hook: an operation anyone may call (no authentication, such as
-    signing up or listing the variants) states no security requirement. drf-spectacular writes
+    signing up or listing the variants) says so, ``security: []``. drf-spectacular writes
     ``security: [{}]`` ("optionally anonymous"), which client generators read as "needs a configured
     authenticated client": a new app could not create its first player without a token."""
     for operation in _operations(result):
         if operation.get("security") == [{}]:
-            del operation["security"]
+            operation["security"] = []
     return result

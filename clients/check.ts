@@ -1,0 +1,13 @@
+// Types that openapi-typescript generated from the schema (make contract), used as a TypeScript app would:
+// tsc --strict must accept what the service sends, nulls included.
+import type { components } from "../var/tute-api";
+
+type Match = components["schemas"]["Match"];
+type Seat = Match["seats"][number];
+
+const botSeat: Seat = { seat: 1, kind: "bot", player: null, bot: "level-1" };
+const notDealt: Match["hand"] = null;
+const noWinners: Match["winners"] = null;
+const play: components["schemas"]["PlayActionRequest"] = { type: "play", card: "O1", expected_seq: 3 };
+
+export { botSeat, notDealt, noWinners, play };
