@@ -271,6 +271,12 @@ class ActionField(serializers.DictField):
         return value  # as the engine writes it (Action.to_json)
 
 
+@extend_schema_field(ACTION_REQUEST)
+class LegalActionField(ActionField):
+    """An action the caller may post, typed as the request body it is: a typed client posts it as it is
+    (adding ``expected_seq``), with no mapping between two classes of one action."""
+
+
 # Renders a bodies.MatchView.
 class MatchSerializer(OutputSerializer):
     """The match as the caller may see it."""
@@ -288,7 +294,7 @@ class MatchSerializer(OutputSerializer):
     my_seat = serializers.IntegerField(allow_null=True, help_text="null for a creator who watches.", source="seat")
     my_hand = serializers.ListField(child=serializers.CharField())
     legal_actions = serializers.ListField(
-        child=ActionField(), help_text="Every action the caller may post now, exactly as to post it; empty unless "
+        child=LegalActionField(), help_text="Every action the caller may post now, exactly as to post it; empty unless "
         "it is the caller's turn.", source="table.legal_actions",
     )  # fmt: skip
     scoreboard = serializers.ListField(

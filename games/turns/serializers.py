@@ -7,7 +7,7 @@ from drf_spectacular.utils import OpenApiExample
 from rest_framework import serializers
 
 from games.matches import examples
-from games.matches.serializers import ActionField, MatchSerializer, OutputSerializer
+from games.matches.serializers import LegalActionField, MatchSerializer, OutputSerializer
 
 _AT = "2026-01-01T12:00:00Z"
 
@@ -26,7 +26,7 @@ class TurnSerializer(OutputSerializer):
     )
     view = MatchSerializer(help_text="The match as the caller's seat sees it.")
     legal_actions = serializers.ListField(
-        child=ActionField(), help_text="Each exactly as it would be posted.", source="view.table.legal_actions"
+        child=LegalActionField(), help_text="Each exactly as it would be posted.", source="view.table.legal_actions"
     )
 
 
