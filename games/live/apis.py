@@ -78,7 +78,7 @@ class WaitQuerySerializer(serializers.Serializer):
 #: A spectator's long poll or stream beyond the match's cap (M5).
 S429 = (
     "Too many requests (`throttled`); `Retry-After` says how long to wait. A spectator's long poll "
-    "beyond the match's cap of watchers (`SPECTATORS_PER_MATCH`): `too_many_spectators`, with `limit`."
+    "beyond the match's cap of watchers (`SPECTATORS_PER_MATCH`): `too_many_spectators`."
 )
 
 
@@ -202,12 +202,14 @@ class MatchStreamApi(APIView):
         match = membership.match
         if match.status in ("finished", "cancelled") and after >= match.seq:
             return HttpResponse(status=204)
-        keepalive = settings.STREAM_KEEPALIVE_SECONDS
+        # A seated viewer's stream keeps the seat connected: it wakes well within the timeout; a
+        # spectator's renews its lease as it wakes (M5).
+        keepalive = min(settings.STREAM_KEEPALIVE_SECONDS, timings_of(match.id).presence_timeout / 2)
         watch = None
         if membership.spectator:
+            keepalive = min(keepalive, watchers.EPOCH_SECONDS / 2)
             watch = watchers.Watch(match.id)
             watch.enter()
-            keepalive = min(keepalive, watchers.EPOCH_SECONDS / 2)  # it renews its lease as it wakes
         response = StreamingHttpResponse(
             event_stream(
                 match_id=match.id,
@@ -215,8 +217,7 @@ class MatchStreamApi(APIView):
                 player_id=request.user.pk,
                 after=after,
                 lifetime=settings.STREAM_MAX_SECONDS,
-                # A seated viewer's stream keeps the seat connected: it wakes well within the timeout.
-                keepalive=min(keepalive, timings_of(match.id).presence_timeout / 2),
+                keepalive=keepalive,
                 watch=watch,
             ),
             content_type="text/event-stream",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from uuid import UUID
 
 from django.db import close_old_connections
@@ -40,18 +40,33 @@ def event_stream(
     watch: Watch | None = None,
 ) -> Iterator[str]:
     """The ``text/event-stream`` of the match's events after ``after``, for one viewer; ``watch``: a
-    spectator's lease (already entered), renewed while the stream lasts and given back when it ends."""
-    try:
-        yield from _events(match_id, seat, player_id, after, lifetime, keepalive, watch)
-    finally:
-        if watch is not None:
-            watch.leave()
+    spectator's lease (already entered), renewed while the stream lasts and given back when the
+    server closes the response."""
+    events = _events(match_id, seat, player_id, after, lifetime, keepalive, watch)
+    return events if watch is None else _Watched(events, watch)
+
+
+class _Watched(Iterator[str]):
+    """A spectator's stream: its lease goes back on ``close()``, which the server calls once it is done
+    with the response, read or not (a generator's own ``finally`` would not run if it never started)."""
+
+    def __init__(self, events: Generator[str], watch: Watch) -> None:
+        self.events, self.watch = events, watch
+
+    def __next__(self) -> str:
+        return next(self.events)
+
+    def close(self) -> None:
+        try:
+            self.events.close()
+        finally:
+            self.watch.leave()
 
 
 def _events(
     match_id: UUID, seat: int | None, player_id: object, after: int, lifetime: float, keepalive: float,
     watch: Watch | None,
-) -> Iterator[str]:  # fmt: skip
+) -> Generator[str]:  # fmt: skip
     deadline = time.monotonic() + lifetime
     yield f"retry: 1000\n: events of match {match_id} after {after}\n\n"
     with channels.subscribe(channels.match_channel(match_id)) as subscription:

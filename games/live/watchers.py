@@ -34,12 +34,18 @@ logger = logging.getLogger(__name__)
 #: The length of an epoch: longer than the longest wait of a long poll, and than a stream's sleep.
 EPOCH_SECONDS = 60
 TOO_MANY_SPECTATORS = "too_many_spectators"
+#: Seconds a spectator refused is asked to wait (``Retry-After``, and ``retry_after`` in the problem).
+RETRY_SECONDS = 10
 
 
 class TooManySpectators(ApiError):
     status_code = 429
     default_code = TOO_MANY_SPECTATORS
     default_detail = "This match has as many spectators as it may have; try again later."
+
+    def __init__(self) -> None:
+        super().__init__(retry_after=RETRY_SECONDS)
+        self.wait = RETRY_SECONDS  # DRF sends it as the Retry-After header
 
 
 def _epoch() -> int:
@@ -80,7 +86,7 @@ class Watch:
         self.epoch = epoch
         if count + max(int(before), 0) > settings.SPECTATORS_PER_MATCH:
             self.leave()
-            raise TooManySpectators(limit=settings.SPECTATORS_PER_MATCH)
+            raise TooManySpectators()
 
     def renew(self) -> None:
         """Move the lease into the current epoch (a watcher open longer than one: a stream)."""
