@@ -268,8 +268,8 @@ class MatchReplayApi(APIView):
         summary="The whole table after an event of a match that is over",
         description="Every hand face up, as the table stood right after event `seq`: step `seq` from 1 to "
         "`last_seq` to watch the match card by card. Any player may replay a match that is over, seated or "
-        "not. While it is waiting or active it is refused: 403 `match_not_over` to its players, 404 to "
-        "anyone else.",
+        "not. While it is waiting or active it is refused: 403 `match_not_over` to its players (and, of a "
+        "public match, its spectators), 404 to anyone else.",
         parameters=[MATCH_ID, QuerySerializer],
         responses={
             200: ReplaySerializer,
