@@ -225,7 +225,8 @@ def test_M5_a_spectator_never_counts_for_presence(monkeypatch):
     beat = spectator.post(f"{url}/heartbeat")
     assert beat.status_code == 200
     validate("Heartbeat", beat.json())
-    assert beat.json()["match"]["my_seat"] is None
+    assert beat.json()["match"]["my_seat"] is None and beat.json()["match"]["my_hand"] == []
+    assert_no_leak(Visibility(match_id, 2), None, beat.json(), beat.json()["match"]["seq"], "the heartbeat")
     response = spectator.client.get(f"{url}/stream", {"after": seq}, headers={"Accept": "text/event-stream"})
     next(iter(response.streaming_content)), next(iter(response.streaming_content))  # one pass of its loop
     response.close()
