@@ -25,9 +25,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.matches import examples, selectors
+from games.matches import examples
 from games.matches.bodies import event_body, match_view
 from games.matches.selectors import (
+    LIVE_MATCHES_RANKED,
     MAX_WAIT_SECONDS,
     Membership,
     live_match_ids,
@@ -246,7 +247,7 @@ class LiveMatchesApi(APIView):
         description="The TV page (RULES.md M5): matches created `public` that are being played, the most "
         "watched first (spectators with a stream or a long poll open now), then the latest moved; paginated, no "
         "card. Watch one with `GET /matches/{id}`, its `/events` or its `/stream`. Ranks the "
-        f"{selectors.LIVE_MATCHES_RANKED} public matches that moved last.",
+        f"{LIVE_MATCHES_RANKED:,} public matches that moved last.",
         parameters=[QuerySerializer],
         responses={
             200: LiveMatchPageSerializer,
