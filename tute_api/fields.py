@@ -28,6 +28,16 @@ class JSONString(serializers.CharField):
         return str(super().to_internal_value(data))
 
 
+class JSONBoolean(serializers.BooleanField):
+    """A boolean of a JSON body: ``true`` or ``false`` only. DRF's ``BooleanField`` also takes ``"yes"``,
+    ``1`` and ``"on"``, which the schema's ``type: boolean`` does not."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
 _QUERY_INTEGER = re.compile(r"-?[0-9]+")
 
 

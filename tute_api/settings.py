@@ -264,6 +264,9 @@ PRESENCE_SWEEP_SECONDS = env.float("PRESENCE_SWEEP_SECONDS", default=5.0)  # how
 # Server-sent events (GET /matches/{id}/stream): a connection's lifetime and its keep-alive interval.
 STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", default=300.0)
 STREAM_KEEPALIVE_SECONDS = env.float("STREAM_KEEPALIVE_SECONDS", default=15.0)
+# Spectators of a public match (RULES.md M5): at most this many open streams and long polls of those
+# who only watch, per match (games/live/watchers.py); beyond, 429 `too_many_spectators`.
+SPECTATORS_PER_MATCH = env.int("SPECTATORS_PER_MATCH", default=200)
 
 # Celery: without a broker, tasks run in process (so `make run` needs none).
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or None

@@ -2,7 +2,10 @@
 
 ``GET /matches/{id}`` and ``GET /matches/{id}/events`` with ``?after=&wait=`` (long polls), the
 event stream (SSE), and ``GET /me/turns?wait=`` (the turns a player must play). Each subscribes
-before it reads (:mod:`.waits`, :mod:`.stream`) and shows the match as the caller's seat may see it.
+before it reads (:mod:`.waits`, :mod:`.stream`) and shows the match as the caller's seat may see it:
+a spectator of a public match (seat None, RULES.md M5) sees what the table shows everyone, and is
+counted while a stream or long poll of theirs is open (:mod:`.watchers`). ``GET /matches/live``
+lists the public matches in play, the most watched first.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotAcceptable
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -23,7 +27,15 @@ from rest_framework.views import APIView
 
 from games.matches import examples
 from games.matches.bodies import event_body, match_view
-from games.matches.selectors import MAX_WAIT_SECONDS, Membership, match_events, match_membership
+from games.matches.selectors import (
+    LIVE_MATCHES_RANKED,
+    MAX_WAIT_SECONDS,
+    Membership,
+    live_match_ids,
+    match_events,
+    match_membership,
+    matches_in_order,
+)
 from games.matches.serializers import EVENT, MAX_SEQ, MatchSerializer
 from games.turns.serializers import TurnSerializer
 from games.turns.tables import timings_of
@@ -31,7 +43,9 @@ from tute_api.fields import QueryInteger
 from tute_api.parsers import whole_number
 from tute_api.schema import problems
 
-from . import waits
+from . import waits, watchers
+from .bodies import LiveEntry
+from .serializers import LIVE_PAGE, LiveMatchPageSerializer, LiveMatchSerializer
 from .stream import event_stream
 
 MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The match's id.")
@@ -62,6 +76,13 @@ class WaitQuerySerializer(serializers.Serializer):
     )
 
 
+#: A spectator's long poll or stream beyond the match's cap (M5).
+S429 = (
+    "Too many requests (`throttled`); `Retry-After` says how long to wait. A spectator's long poll "
+    "beyond the match's cap of watchers (`SPECTATORS_PER_MATCH`): `too_many_spectators`."
+)
+
+
 def _membership(request: Request, match_id: UUID, query: WaitQuerySerializer) -> Membership:
     """The caller's membership of the match, after a long poll if the query asks for one."""
     data = query.validated_data
@@ -76,17 +97,19 @@ class MatchDetailApi(APIView):
         operation_id="matches_retrieve",
         summary="The match as the caller sees it",
         description="With `after` and `wait`, a long poll: the answer comes as soon as the match moves past "
-        "`after` (a bot played, someone joined), or after `wait` seconds.",
+        "`after` (a bot played, someone joined), or after `wait` seconds. Any player may read a public match "
+        "(RULES.md M5) as a spectator: `my_seat` null, no hand, no invite code, what the table shows everyone.",
         parameters=[MATCH_ID, WaitQuerySerializer],
-        responses={200: MatchSerializer, **problems(400, 401, 404, 429)},
-        examples=[examples.MATCH_VIEW],
+        responses={200: MatchSerializer, **problems(400, 401, 404, 429, s429=S429)},
+        examples=[examples.MATCH_VIEW, examples.SPECTATOR_VIEW],
         tags=["matches"],
     )
     def get(self, request: Request, match_id: UUID) -> Response:
         query = WaitQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         membership = _membership(request, match_id, query)
-        return Response(MatchSerializer(match_view(membership.match, membership.seat)).data)
+        view = match_view(membership.match, membership.seat, spectator=membership.spectator)
+        return Response(MatchSerializer(view).data)
 
 
 
@@ -102,13 +125,14 @@ class MatchEventsApi(APIView):
     @extend_schema(
         operation_id="matches_events_list",
         summary="The match's events after a seq",
-        description="Oldest first, each as the caller may see it (other hands and the stock are hidden). "
-        "With `wait`, a long poll: the answer comes as soon as there is an event after `after`.",
+        description="Oldest first, each as the caller may see it (other hands and the stock are hidden; a "
+        "spectator of a public match sees no hand at all). With `wait`, a long poll: the answer comes as soon as "
+        "there is an event after `after`.",
         parameters=[
             MATCH_ID,
             QuerySerializer,
         ],
-        responses={200: EVENT, **problems(400, 401, 404, 429)},
+        responses={200: EVENT, **problems(400, 401, 404, 429, s429=S429)},
         examples=examples.EVENTS,
         tags=["matches"],
     )
@@ -151,7 +175,9 @@ class MatchStreamApi(APIView):
         "`event:` its type; `: keep-alive` comments while nothing happens. A connection lasts a few minutes; "
         "reconnect with `Last-Event-ID` (or `?after=`) to resume without losing or repeating an event. The "
         "stream ends once the match is over and every event is sent; 204 if there is nothing more to send. An "
-        "`Accept` header that admits no `text/event-stream` gets 406.",
+        "`Accept` header that admits no `text/event-stream` gets 406. A spectator of a public match (M5) gets the "
+        "events as the table shows them to everyone; beyond the match's cap of watchers, 429 "
+        "`too_many_spectators`.",
         parameters=[
             MATCH_ID,
             QuerySerializer,
@@ -161,7 +187,7 @@ class MatchStreamApi(APIView):
         responses={
             (200, "text/event-stream"): OpenApiResponse(OpenApiTypes.STR, examples=[STREAM]),
             204: OpenApiResponse(description="The match is over and every event was sent."),
-            **problems(400, 401, 404, 406, 429),
+            **problems(400, 401, 404, 406, 429, s429=S429.replace("long poll", "stream")),
         },
         tags=["matches"],
     )
@@ -177,6 +203,14 @@ class MatchStreamApi(APIView):
         match = membership.match
         if match.status in ("finished", "cancelled") and after >= match.seq:
             return HttpResponse(status=204)
+        # A seated viewer's stream keeps the seat connected: it wakes well within the timeout; a
+        # spectator's renews its lease as it wakes (M5).
+        keepalive = min(settings.STREAM_KEEPALIVE_SECONDS, timings_of(match.id).presence_timeout / 2)
+        watch = None
+        if membership.spectator:
+            keepalive = min(keepalive, watchers.EPOCH_SECONDS / 2)
+            watch = watchers.Watch(match.id)
+            watch.enter()
         response = StreamingHttpResponse(
             event_stream(
                 match_id=match.id,
@@ -184,14 +218,53 @@ class MatchStreamApi(APIView):
                 player_id=request.user.pk,
                 after=after,
                 lifetime=settings.STREAM_MAX_SECONDS,
-                # A seated viewer's stream keeps the seat connected: it wakes well within the timeout.
-                keepalive=min(settings.STREAM_KEEPALIVE_SECONDS, timings_of(match.id).presence_timeout / 2),
+                keepalive=keepalive,
+                watch=watch,
             ),
             content_type="text/event-stream",
         )
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"
         return response
+
+
+class LivePagination(PageNumberPagination):
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+class LiveMatchesApi(APIView):
+    class QuerySerializer(serializers.Serializer):
+        page = QueryInteger(required=False, min_value=1, help_text="1 by default.")
+        page_size = QueryInteger(
+            required=False, min_value=1, max_value=LivePagination.max_page_size, help_text="20 by default."
+        )
+
+    @extend_schema(
+        operation_id="matches_live",
+        summary="Public matches in play, the most watched first",
+        description="The TV page (RULES.md M5): matches created `public` that are being played, the most "
+        "watched first (spectators with a stream or a long poll open now), then the latest moved; paginated, no "
+        "card. Watch one with `GET /matches/{id}`, its `/events` or its `/stream`. Ranks the "
+        f"{LIVE_MATCHES_RANKED:,} public matches that moved last.",
+        parameters=[QuerySerializer],
+        responses={
+            200: LiveMatchPageSerializer,
+            **problems(400, 401, 404, 429, s404="`not_found`: a page past the last."),
+        },
+        examples=[LIVE_PAGE],
+        tags=["matches"],
+    )
+    def get(self, request: Request) -> Response:
+        self.QuerySerializer(data=request.query_params).is_valid(raise_exception=True)
+        ids = live_match_ids()
+        watching = watchers.counts(ids)
+        ranked = sorted(ids, key=lambda match_id: -watching[str(match_id)])  # stable: the latest moved first
+        paginator = LivePagination()
+        page = paginator.paginate_queryset(ranked, request, view=self) or []  # type: ignore[arg-type]
+        entries = [LiveEntry(match, watching[str(match.id)]) for match in matches_in_order(list(page))]
+        return paginator.get_paginated_response(LiveMatchSerializer(entries, many=True).data)
 
 
 class TurnsOutputSerializer(serializers.Serializer):

@@ -3,6 +3,7 @@ from django.urls import path
 from . import apis
 
 urlpatterns = [
+    path("matches/live", apis.LiveMatchesApi.as_view(), name="matches-live"),
     path("matches/<uuid:match_id>", apis.MatchDetailApi.as_view(), name="match"),
     path("matches/<uuid:match_id>/events", apis.MatchEventsApi.as_view(), name="match-events"),
     path("matches/<uuid:match_id>/stream", apis.MatchStreamApi.as_view(), name="match-stream"),

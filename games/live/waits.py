@@ -14,7 +14,7 @@ from games.matches.selectors import MAX_WAIT_SECONDS, Membership, match_membersh
 from games.turns.feed import Turn, turns_of
 from players.models import Player
 
-from . import channels
+from . import channels, watchers
 
 
 def release_connection() -> None:
@@ -28,6 +28,7 @@ def match_membership_after(*, match_id: UUID, player: Player, after: int | None,
     given: the match once its ``seq`` is past ``after``, or as it is after ``wait`` seconds.
 
     Answers at once when the match is already past ``after``, or over (nothing more will happen).
+    A spectator's wait counts them as watching (429 beyond the match's cap: :mod:`.watchers`).
     """
     if after is None or wait <= 0:
         return match_membership(match_id=match_id, player=player)
@@ -36,10 +37,15 @@ def match_membership_after(*, match_id: UUID, player: Player, after: int | None,
         match = membership.match
         if match.seq > after or match.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED):
             return membership
-        release_connection()
-        subscription.wait(min(wait, MAX_WAIT_SECONDS))
+        if membership.spectator:
+            with watchers.watching(match_id):
+                release_connection()
+                subscription.wait(min(wait, MAX_WAIT_SECONDS))
+        else:
+            release_connection()
+            subscription.wait(min(wait, MAX_WAIT_SECONDS))
         fresh = Match.objects.fetch(match_id)
-    return Membership(fresh or match, membership.seat)
+    return Membership(fresh or match, membership.seat, spectator=membership.spectator)
 
 
 def turns_wait(*, player: Player, timeout: float) -> list[Turn]:

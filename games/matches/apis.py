@@ -162,11 +162,14 @@ class MatchesApi(APIView):
         summary="Create a match",
         description="One seat spec per seat, in seat order. The match starts (the first hand is dealt) at "
         "once when no seat is open; otherwise it waits, and starts when its last open seat is taken "
-        "(`POST /matches/{id}/join` with the `invite_code`).",
+        "(`POST /matches/{id}/join` with the `invite_code`). With `public`, any player may watch it (RULES.md "
+        "M5): `GET /matches/live` lists it while it is played.",
         request=MatchCreateInputSerializer,
         parameters=[IDEMPOTENCY_HEADER],
         responses={201: MatchSerializer, **problems(400, 401, 422, 429)},
-        examples=[examples.CREATE_VS_BOTS, examples.CREATE_WITH_FRIENDS, examples.MATCH_CREATED],
+        examples=[
+            examples.CREATE_VS_BOTS, examples.CREATE_WITH_FRIENDS, examples.CREATE_PUBLIC, examples.MATCH_CREATED
+        ],
         tags=["matches"],
     )
     def post(self, request: Request) -> Response:
@@ -232,7 +235,8 @@ class MatchActionApi(APIView):
                 409,
                 422,
                 429,
-                s403="The caller watches the match and has no seat (`not_seated`).",
+                s403="The caller watches the match (its creator, or a spectator of a public match) and has no seat "
+                "(`not_seated`).",
                 s409="`not_your_turn`, `stale_seq` (with the current `seq`) or `match_not_active`.",
                 s422="A rule broken: `must_follow_suit`, `must_beat`, `must_trump`, `must_overtrump`, "
                 "`bid_too_low`, `invalid_bid`, each with `rule` naming the rule of docs/RULES.md; or an action that "
@@ -264,7 +268,8 @@ class MatchRecordApi(APIView):
         summary="The full record of a match that is over",
         description="Every deal in full, every action and every event, unredacted: enough to replay the match "
         "card by card. Any player may read the record of a match that is over, seated or not. While the match "
-        "is waiting or active it is refused: 403 `match_not_over` to its players, 404 to anyone else.",
+        "is waiting or active it is refused: 403 `match_not_over` to its players (and, of a public match, its "
+        "spectators), 404 to anyone else.",
         parameters=[MATCH_ID],
         responses={
             200: RecordSerializer,
@@ -286,7 +291,11 @@ class MatchCancelApi(APIView):
         description="Only the creator, only while the match waits for players.",
         request=None,
         parameters=[MATCH_ID],
-        responses={200: MatchSerializer, **problems(401, 403, 404, 409, 429, s409="`match_not_waiting`.")},
+        responses={
+            200: MatchSerializer,
+            **problems(401, 403, 404, 409, 429, s403="Not the creator (`permission_denied`).",
+                       s409="`match_not_waiting`."),
+        },
         examples=[examples.MATCH_CANCELLED],
         tags=["matches"],
     )
@@ -304,8 +313,8 @@ class MatchReplayApi(APIView):
         summary="The whole table after an event of a match that is over",
         description="Every hand face up, as the table stood right after event `seq`: step `seq` from 1 to "
         "`last_seq` to watch the match card by card. Any player may replay a match that is over, seated or "
-        "not. While it is waiting or active it is refused: 403 `match_not_over` to its players, 404 to "
-        "anyone else.",
+        "not. While it is waiting or active it is refused: 403 `match_not_over` to its players (and, of a "
+        "public match, its spectators), 404 to anyone else.",
         parameters=[MATCH_ID, QuerySerializer],
         responses={
             200: ReplaySerializer,

@@ -38,24 +38,28 @@ def event_body_full(row: Event) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class MatchView:
-    """A match as ``seat`` sees it (None: a creator who watches, or anyone once it is over): the row,
-    and the engine's view of the table (:func:`games.engine.view`)."""
+    """A match as ``seat`` sees it (None: a creator who watches, a spectator of a public match, or
+    anyone once it is over): the row, and the engine's view of the table (:func:`games.engine.view`).
+    A spectator (M5) is shown no invite code: watching a match is not a seat at it."""
 
     match: Match
     seat: int | None
     table: dict[str, Any]
+    spectator: bool = False
 
     @property
     def invite_code(self) -> str | None:
-        return self.match.invite_code if self.match.status == MatchStatus.WAITING else None
+        shown = self.match.status == MatchStatus.WAITING and not self.spectator
+        return self.match.invite_code if shown else None
 
     @property
     def my_hand(self) -> list[str]:
         return self.table["my_hand"] or []
 
 
-def match_view(match: Match, seat: int | None, state: State | None = None) -> MatchView:
-    """The match as ``seat`` sees it; ``state``, when the caller has it, saves reading the snapshot."""
+def match_view(match: Match, seat: int | None, state: State | None = None, *, spectator: bool = False) -> MatchView:
+    """The match as ``seat`` sees it; ``state``, when the caller has it, saves reading the snapshot.
+    ``spectator``: the viewer only watches (seat None, M5)."""
     if match.state is None:  # not dealt yet: the scores at zero, no hand
         blank = engine.view(engine.new_match(match.variant, match.options, seed=0).state, None)
         table = {**blank, "hand": None, "legal_actions": []}
@@ -63,7 +67,7 @@ def match_view(match: Match, seat: int | None, state: State | None = None) -> Ma
         table = engine.view(state if state is not None else records.state_of(match), seat)
     if match.status == MatchStatus.CANCELLED:
         table["legal_actions"] = []
-    return MatchView(match, seat, table)
+    return MatchView(match, seat, table, spectator)
 
 
 @dataclass(frozen=True)

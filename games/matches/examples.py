@@ -21,8 +21,9 @@ _SEATS = [
 ]  # fmt: skip
 
 
-def _sample() -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Seat 0's view of a seeded clásico once others have played to the trick, and its events."""
+def _sample() -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+    """Seat 0's view of a seeded clásico once others have played to the trick, its events, and a
+    spectator's view of the same table (M5)."""
     step = engine.new_match("clasico", {"games_to_win": 1}, seed=7)
     state, events = step.state, list(step.events)
     while engine.current_seat(state) != 0 or len(events) < 3:
@@ -31,17 +32,23 @@ def _sample() -> tuple[dict[str, Any], list[dict[str, Any]]]:
         events += engine.push(state, seat, engine.legal_actions(state, seat)[0])
     table = engine.view(state, 0)
     body = {
-        "id": _ID, "variant": "clasico", "options": table["options"], "status": "active", "seq": len(events),
+        "id": _ID, "variant": "clasico", "options": table["options"], "status": "active", "public": False,
+        "seq": len(events),
         "players": 4, "seats": _SEATS, "invite_code": None, "my_seat": 0, "my_hand": table["my_hand"],
         "legal_actions": table["legal_actions"], "scoreboard": table["scoreboard"], "sides": table["sides"],
         "results": [], "winners": None, "hand": table["hand"], "created_at": _AT, "started_at": _AT,
         "finished_at": None,
     }  # fmt: skip
     shown = [{"seq": n, **engine.redact(e, 0), "at": _AT} for n, e in enumerate(events, 1)]
-    return body, shown
+    watched = engine.view(state, None)
+    spectator = {
+        **body, "public": True, "my_seat": None, "my_hand": watched["my_hand"] or [],
+        "legal_actions": watched["legal_actions"], "hand": watched["hand"],
+    }  # fmt: skip
+    return body, shown, spectator
 
 
-_VIEW, _EVENTS = _sample()
+_VIEW, _EVENTS, _SPECTATOR = _sample()
 
 # A list response shows each example as a list of one item (drf-spectacular wraps it): one example per item.
 VARIANTS = [
@@ -54,6 +61,11 @@ CREATE_VS_BOTS = OpenApiExample(
            "seats": [{"player": "me"}, {"bot": "level-1"}, {"bot": "level-2"}, {"bot": "level-1"}]},
     request_only=True,
 )  # fmt: skip
+CREATE_PUBLIC = OpenApiExample(
+    "Public: anyone may watch",
+    value={"variant": "dos", "public": True, "seats": [{"player": "me"}, {"bot": "level-3"}]},
+    request_only=True,
+)
 CREATE_WITH_FRIENDS = OpenApiExample(
     "With friends",
     value={"variant": "dos", "seats": [{"player": "me"}, {"open": True}]},
@@ -61,11 +73,12 @@ CREATE_WITH_FRIENDS = OpenApiExample(
 )
 MATCH_CREATED = OpenApiExample("Created", value=_VIEW, response_only=True, status_codes=["201"])
 MATCH_VIEW = OpenApiExample("The caller's view", value=_VIEW, response_only=True)
+SPECTATOR_VIEW = OpenApiExample("A spectator's view of a public match", value=_SPECTATOR, response_only=True)
 MATCH_PAGE = OpenApiExample(
     "A page",
     value={"count": 1, "next": None, "previous": None, "results": [{
-        "id": _ID, "variant": "clasico", "options": _VIEW["options"], "status": "active", "seq": _VIEW["seq"],
-        "seats": _SEATS, "my_seat": 0, "turn": 0, "my_turn": True, "invite_code": None,
+        "id": _ID, "variant": "clasico", "options": _VIEW["options"], "status": "active", "public": False,
+        "seq": _VIEW["seq"], "seats": _SEATS, "my_seat": 0, "turn": 0, "my_turn": True, "invite_code": None,
         "created_at": _AT, "updated_at": _AT,
     }]},
     response_only=True,

@@ -72,6 +72,7 @@ class Match(models.Model):
     turn = models.SmallIntegerField(null=True, blank=True, help_text="The seat to act, if any.")
     state = models.JSONField(null=True, blank=True, help_text="The engine's state after event `seq`.")
     invite_code = models.CharField(max_length=16, blank=True)
+    public = models.BooleanField(default=False, help_text="Any player may watch it (RULES.md M5).")
     seating = models.JSONField(
         default=list, help_text="The seats as the API shows them: a copy of the Seat rows, read with the match."
     )
@@ -85,7 +86,12 @@ class Match(models.Model):
 
     class Meta:
         verbose_name_plural = "matches"
-        indexes = [models.Index(fields=["status", "updated_at"], name="match_status_updated")]
+        indexes = [
+            models.Index(fields=["status", "updated_at"], name="match_status_updated"),
+            models.Index(
+                fields=["updated_at"], condition=models.Q(public=True, status="active"), name="match_public_active"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.variant} {self.id} ({self.status})"

@@ -1,4 +1,5 @@
-"""Reads of the matches: a player's matches, a match as a seat sees it, its events and its record."""
+"""Reads of the matches: a player's matches, a match as a seat sees it, its events and its record,
+the public matches being played (RULES.md M5)."""
 
 from __future__ import annotations
 
@@ -20,12 +21,14 @@ MAX_WAIT_SECONDS = 30
 
 @dataclass(frozen=True)
 class Membership:
-    """A match as one player relates to it: their seat (None for a creator who does not play), and the
+    """A match as one player relates to it: their seat (None for a creator who does not play, or a
+    spectator), whether they only watch a public match they neither sit at nor created (M5), and the
     engine state when the service that returns it has it at hand (else it is read from the snapshot)."""
 
     match: Match
     seat: int | None
     state: engine.State | None = None
+    spectator: bool = False
 
 
 @dataclass(frozen=True)
@@ -42,28 +45,40 @@ def seats_of(match: Match) -> list[Seat]:
     return list(Seat.objects.filter(match=match).select_related("player").order_by("number"))
 
 
+def membership_of(match: Match, player: Player) -> Membership | None:
+    """How the player relates to the match: seated, its creator, a spectator of a public match
+    (seat None, M5); None for a stranger to a match that is not public."""
+    seat = records.seat_in(match.seating, player.pk)
+    if seat is not None or match.created_by_id == player.pk:
+        return Membership(match, seat)
+    if match.public:
+        return Membership(match, None, spectator=True)
+    return None
+
+
 def match_membership(*, match_id: UUID, player: Player) -> Membership:
-    """The match and the caller's seat, in one query; 404 unless the caller sits at it or created it."""
+    """The match and the caller's seat, in one query; 404 unless the caller sits at it, created it
+    or the match is public (a spectator, seat None: M5)."""
     found = Match.objects.fetch(match_id)
-    if found is None:
+    membership = membership_of(found, player) if found is not None else None
+    if membership is None:
         raise NotFound()
-    seat = records.seat_in(found.seating, player.pk)
-    if seat is None and found.created_by_id != player.pk:
-        raise NotFound()
-    return Membership(found, seat)
+    return membership
 
 
 def match_membership_or_over(*, match_id: UUID, player: Player) -> Membership:
     """As :func:`match_membership`, but a match that is over may be read by anyone: match histories
-    can be replayed card by card by anyone once a match is over. An active match stays private."""
+    can be replayed card by card by anyone once a match is over. An active match that is not public
+    stays private."""
     found = Match.objects.fetch(match_id)
     if found is None:
         raise NotFound()
-    seat = records.seat_in(found.seating, player.pk)
-    over = found.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED)
-    if seat is None and found.created_by_id != player.pk and not over:
-        raise NotFound()
-    return Membership(found, seat)
+    membership = membership_of(found, player)
+    if membership is not None:
+        return membership
+    if found.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED):
+        return Membership(found, None, spectator=True)
+    raise NotFound()
 
 
 def match_events(*, match: Match, after: int, limit: int) -> list[Event]:
@@ -87,6 +102,23 @@ def moved_on(match: Match, *, since: int) -> bool:
     """Whether the game moved after event ``since``: an event of the engine's came after it."""
     later = Event.objects.filter(match=match, seq__gt=since).exclude(type__in=records.SERVICE_EVENTS)
     return later.exists()
+
+
+#: How many public matches in play ``GET /matches/live`` ranks (the latest moved): a bound on its work.
+LIVE_MATCHES_RANKED = 1000
+
+
+def live_match_ids() -> list[UUID]:
+    """The ids of the public matches in play (M5), the latest moved first, at most
+    :data:`LIVE_MATCHES_RANKED` (one index scan: ``match_public_active``)."""
+    matches = Match.objects.filter(public=True, status=MatchStatus.ACTIVE).order_by("-updated_at", "-id")
+    return list(matches.values_list("id", flat=True)[:LIVE_MATCHES_RANKED])
+
+
+def matches_in_order(ids: list[UUID]) -> list[Match]:
+    """The matches of ``ids`` in that order, without their state (no card is read)."""
+    found = Match.objects.defer("state").in_bulk(ids)
+    return [found[i] for i in ids if i in found]
 
 
 def match_list(*, player: Player, status: str | None = None, variant: str | None = None) -> QuerySet[Match]:

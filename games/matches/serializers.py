@@ -14,7 +14,7 @@ from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_fiel
 from rest_framework import serializers
 
 from games.engine import ACTION_TYPES, PHASES, SUITS
-from tute_api.fields import JSONInteger, JSONString
+from tute_api.fields import JSONBoolean, JSONInteger, JSONString
 
 from .bodies import event_body_full
 from .models import MatchStatus
@@ -166,6 +166,12 @@ class MatchCreateInputSerializer(serializers.Serializer):
         "(else 422 `seed_not_allowed`), unless the service sets `SEEDS_AT_SHARED_TABLES`.",
     )  # fmt: skip
     seats = serializers.ListField(child=SeatSpecField(), max_length=8, help_text="One entry per seat, in seat order.")
+    public = JSONBoolean(
+        required=False,
+        default=False,
+        help_text="Any player may watch the match live, seeing what the table shows everyone and never a hand "
+        "(RULES.md M5); false by default.",
+    )
 
 
 class MatchJoinInputSerializer(serializers.Serializer):
@@ -285,13 +291,16 @@ class MatchSerializer(OutputSerializer):
     variant = serializers.CharField(source="match.variant")
     options = OptionsField(source="table.options")
     status = serializers.ChoiceField(choices=MatchStatus.values, source="match.status")
+    public = serializers.BooleanField(help_text="Any player may watch it (RULES.md M5).", source="match.public")
     seq = serializers.IntegerField(
         help_text="The seq of the latest event; send it back as `expected_seq`.", source="match.seq"
     )
     players = serializers.IntegerField(source="table.players")
     seats = SeatSerializer(many=True, source="match.seating")
     invite_code = serializers.CharField(allow_null=True, help_text="While the match waits for players.")
-    my_seat = serializers.IntegerField(allow_null=True, help_text="null for a creator who watches.", source="seat")
+    my_seat = serializers.IntegerField(
+        allow_null=True, help_text="null for a creator who watches, or a spectator of a public match.", source="seat"
+    )
     my_hand = serializers.ListField(child=serializers.CharField())
     legal_actions = serializers.ListField(
         child=LegalActionField(), help_text="Every action the caller may post now, exactly as to post it; empty unless "
@@ -321,6 +330,7 @@ class MatchSummarySerializer(OutputSerializer):
     variant = serializers.CharField(source="match.variant")
     options = OptionsField(source="match.options")
     status = serializers.ChoiceField(choices=MatchStatus.values, source="match.status")
+    public = serializers.BooleanField(help_text="Any player may watch it (RULES.md M5).", source="match.public")
     seq = serializers.IntegerField(source="match.seq")
     seats = SeatSerializer(many=True, source="match.seating")
     my_seat = serializers.IntegerField(allow_null=True)

@@ -56,8 +56,10 @@ def match_create(
     options: dict[str, Any] | None = None,
     seed: int | None = None,
     seats: list[Any],
+    public: bool = False,
 ) -> Membership:
-    """A new match; it starts at once when no seat is open, else waits for players to join."""
+    """A new match; it starts at once when no seat is open, else waits for players to join.
+    ``public``: any player may watch it (M5)."""
     try:
         checked = engine.validate_options(variant, options)
     except engine.EngineError as exc:
@@ -73,6 +75,7 @@ def match_create(
         variant=variant,
         options=checked,
         seed=seed,
+        public=public,
         created_by=player,
         created_at=now,
         updated_at=now,
@@ -151,7 +154,7 @@ def match_act(
     match = match_locked(match_id)
     seat = records.seat_in(match.seating, player.pk)
     if seat is None:
-        if match.created_by_id != player.pk:
+        if match.created_by_id != player.pk and not match.public:
             raise NotFound()
         raise Forbidden("You watch this match; you have no seat to play.", code=ErrorCode.NOT_SEATED)
     if match.status != MatchStatus.ACTIVE:
@@ -188,7 +191,7 @@ def match_cancel(*, player: Player, match_id: UUID) -> Membership:
     match = match_locked(match_id)
     seat = records.seat_in(match.seating, player.pk)
     if match.created_by_id != player.pk:
-        if seat is None:
+        if seat is None and not match.public:
             raise NotFound()
         raise Forbidden("Only the match's creator may cancel it.", code="permission_denied")
     if match.status != MatchStatus.WAITING:

@@ -25,6 +25,7 @@ class Room(models.Model):
     presence_timeout = models.PositiveIntegerField(null=True, blank=True)
     reconnect_grace = models.PositiveIntegerField(null=True, blank=True)
     turn_seconds = models.PositiveIntegerField(null=True, blank=True)
+    public = models.BooleanField(default=False, help_text="Its matches may be watched by any player (M5).")
     match = models.ForeignKey(
         Match, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", help_text="The latest match."
     )

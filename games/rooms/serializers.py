@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from games.matches.models import MatchStatus
 from games.matches.serializers import OptionsField, OutputSerializer
-from tute_api.fields import JSONInteger
+from tute_api.fields import JSONBoolean, JSONInteger
 
 
 class TableOptionsSerializer(serializers.Serializer):
@@ -39,6 +39,10 @@ class RoomInputSerializer(serializers.Serializer):
         "one seat of a match (`POST /matches/`), not a room's.",
     )
     table_options = TableOptionsSerializer(required=False)
+    public = JSONBoolean(
+        required=False,
+        help_text="The room's matches are public: any player may watch them (RULES.md M5); false by default.",
+    )
 
 
 class RoomJoinInputSerializer(serializers.Serializer):
@@ -66,6 +70,7 @@ class RoomSerializer(OutputSerializer):
     options = OptionsField(source="room.options")
     bot = serializers.CharField(source="room.bot")
     table_options = TableOptionsSerializer()
+    public = serializers.BooleanField(help_text="Its matches may be watched by any player (M5).", source="room.public")
     members = MemberSerializer(many=True)
     match = RoomMatchSerializer(
         allow_null=True, help_text="The latest match started from the room.", source="room.match"
@@ -84,6 +89,7 @@ _ROOM: dict[str, Any] = {
     "options": {"games_to_win": 4},
     "bot": "level-2",
     "table_options": {"presence_timeout": 20, "reconnect_grace": 60, "turn_seconds": None},
+    "public": False,
     "members": [
         {"id": "5f0c8a9e-3d1b-4c55-9a3e-0f6f2a1b7c11", "username": "ana", "joined_at": _AT},
         {"id": "0a6d1c2b-9e8f-4a7b-b6c5-d4e3f2a1b0c9", "username": "bea", "joined_at": _AT},
@@ -96,7 +102,7 @@ ROOM = OpenApiExample("A room in its lobby", value=_ROOM, response_only=True)
 ROOM_CREATE = OpenApiExample(
     "A room for clásico",
     value={"variant": "clasico", "options": {"games_to_win": 1}, "bot": "level-2",
-           "table_options": {"reconnect_grace": 60}},
+           "table_options": {"reconnect_grace": 60}, "public": True},
     request_only=True,
 )  # fmt: skip
 ROOM_JOIN = OpenApiExample("Join by code", value={"code": "K7QX2M"}, request_only=True)

@@ -39,10 +39,12 @@ def room_create(
     options: dict[str, Any] | None = None,
     bot: str = "level-2",
     table_options: dict[str, int | None] | None = None,
+    public: bool = False,
 ) -> Room:
-    """A new room with the player as its host and only member."""
+    """A new room with the player as its host and only member; ``public``: its matches may be
+    watched by any player (M5)."""
     now = timezone.now()
-    room = Room(host=player, code=_new_code(), created_at=now, updated_at=now)
+    room = Room(host=player, code=_new_code(), created_at=now, updated_at=now, public=public)
     _configure(room, variant=variant, options=options, bot=bot, table_options=table_options)
     room.save(force_insert=True)
     RoomMember.objects.create(room=room, player=player, joined_at=now)
@@ -70,9 +72,13 @@ def room_update(
     options: dict[str, Any] | None = None,
     bot: str | None = None,
     table_options: dict[str, int | None] | None = None,
+    public: bool | None = None,
 ) -> Room:
-    """The host changes the next match's variant, options, bot or table options (in the lobby)."""
+    """The host changes the next match's variant, options, bot, table options or whether it is public
+    (in the lobby)."""
     room = _hosted_in_lobby(player, room_id)
+    if public is not None:
+        room.public = public
     _configure(
         room,
         variant=variant or room.variant,
@@ -130,7 +136,9 @@ def room_start(*, player: Player, room_id: UUID) -> Room:
             code=ErrorCode.TOO_MANY_PLAYERS,
         )
     specs = [{"player": "me"}] + [{"open": True}] * (len(members) - 1) + [{"bot": room.bot}] * (seats - len(members))
-    created = match_create(player=player, variant=room.variant, options=room.options, seats=specs).match
+    created = match_create(
+        player=player, variant=room.variant, options=room.options, seats=specs, public=room.public
+    ).match
     for number, guest in enumerate(members[1:], start=1):
         match_join(player=guest, match_id=created.id, invite_code=created.invite_code, seat=number)
     table_create(match_id=created.id, room_id=room.pk, **table_options_of(room))

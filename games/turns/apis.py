@@ -34,7 +34,8 @@ class HeartbeatApi(APIView):
     @extend_schema(
         operation_id="matches_heartbeat",
         summary="I am here",
-        description="Keeps the caller's seat connected (any authenticated call on the match does too). A seat "
+        description="Keeps the caller's seat connected (any authenticated call on the match does too; a "
+        "spectator's, M5, keeps nothing). A seat "
         f"silent for `presence_timeout` seconds (default {settings.PRESENCE_TIMEOUT}) is disconnected and "
         f"held for `reconnect_grace` seconds (default {settings.RECONNECT_GRACE}); a call within the grace "
         "reconnects it (`seat_reconnected`), after it the match is cancelled (M2). Answers with every human "
@@ -46,8 +47,9 @@ class HeartbeatApi(APIView):
         tags=["matches"],
     )
     def post(self, request: Request, match_id: UUID) -> Response:
-        match_membership(match_id=match_id, player=request.user)
-        presence.touch(match_id=match_id, player_id=request.user.pk)
+        if match_membership(match_id=match_id, player=request.user).seat is not None:  # a spectator's is not (M5)
+            presence.touch(match_id=match_id, player_id=request.user.pk)
         membership = match_membership(match_id=match_id, player=request.user)
         seats = presence.presence_of(match_id=match_id)
-        return Response(HeartbeatSerializer(Heartbeat(seats, match_view(membership.match, membership.seat))).data)
+        view = match_view(membership.match, membership.seat, spectator=membership.spectator)
+        return Response(HeartbeatSerializer(Heartbeat(seats, view)).data)

@@ -1,4 +1,5 @@
-"""Every authenticated call on a match counts as its player being there (RULES.md M2)."""
+"""Every authenticated call on a match by one of its seated humans counts as their being there
+(RULES.md M2); a spectator's never does (M5)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ MATCH_PATH = re.compile(r"^/api/v1/matches/(?P<match_id>[0-9a-f-]{36})(?:/|$)")
 
 
 class PresenceMiddleware:
-    """After a call under ``/api/v1/matches/{id}`` by an authenticated player, touch their seat.
+    """After a call under ``/api/v1/matches/{id}`` by an authenticated player seated at it, touch their
+    seat; anyone else's calls (a creator who watches, a spectator) touch nothing.
 
     A long poll (``?wait=``) is also counted when it starts, as there until its wait is over: a
     poll may wait longer than the presence timeout, and waiting counts as being there.
@@ -38,19 +40,20 @@ class PresenceMiddleware:
         if found is None:
             return self.get_response(request)
         match_id = found["match_id"]
-        if not presence.is_tracked(match_id):  # one human against bots (M3), or not started or over
+        seated = presence.tracked_players(match_id)
+        if not seated:  # one human against bots (M3), or not started or over
             return self.get_response(request)
         if wait := _wait_seconds(request):
-            self._touch(match_id, _bearer_player(request), until=timezone.now() + timedelta(seconds=wait))
+            self._touch(match_id, seated, _bearer_player(request), until=timezone.now() + timedelta(seconds=wait))
         response = self.get_response(request)
         user = getattr(request, "user", None)  # DRF sets it on the request once it has authenticated
         if isinstance(user, Player) and response.status_code < 500:
-            self._touch(match_id, user)
+            self._touch(match_id, seated, user)
         return response
 
     @staticmethod
-    def _touch(match_id: str, player: Player | None, until: datetime | None = None) -> None:
-        if player is None:
+    def _touch(match_id: str, seated: frozenset[str], player: Player | None, until: datetime | None = None) -> None:
+        if player is None or str(player.pk) not in seated:  # not one of its seated humans: a spectator
             return
         try:
             presence.touch(match_id=match_id, player_id=player.pk, until=until)

@@ -48,14 +48,20 @@ TOUCH_EVERY = timedelta(seconds=1)
 
 # -- the hot path -------------------------------------------------------------------------------
 
-#: What :func:`is_tracked` learned for good, per match id; process-local and bounded.
-_TRACKED: dict[str, bool] = {}
+#: What :func:`tracked_players` learned for good, per match id; process-local and bounded.
+_TRACKED: dict[str, frozenset[str]] = {}
 _TRACKED_MAX = 10_000
 _TRACKED_LOCK = threading.Lock()
 
 
 def is_tracked(match_id: UUID | str) -> bool:
-    """Whether calls on the match count for presence: it is active with more than one human (M2).
+    """Whether calls on the match count for presence: it is active with more than one human (M2)."""
+    return bool(tracked_players(match_id))
+
+
+def tracked_players(match_id: UUID | str) -> frozenset[str]:
+    """The ids of the players whose calls on the match count for presence: its seated humans, when it
+    is active with more than one (M2); nobody else (a creator who watches, a spectator: M5).
 
     One query the first time a process asks; the answer is then kept, since it cannot change for a
     match that has started: its humans stay, and one that is over has no presence rows left. So a
@@ -66,9 +72,10 @@ def is_tracked(match_id: UUID | str) -> bool:
         return known
     row = Match.objects.filter(pk=key).values_list("status", "seating").first()
     if row is None or row[0] == MatchStatus.WAITING:
-        return False  # its seats may still fill: ask again next time
+        return frozenset()  # its seats may still fill: ask again next time
     status, seating = row
-    tracked = status == MatchStatus.ACTIVE and sum(1 for s in seating if s["player"]) > 1
+    humans = frozenset(s["player"]["id"] for s in seating if s["player"])
+    tracked = humans if status == MatchStatus.ACTIVE and len(humans) > 1 else frozenset()
     with _TRACKED_LOCK:  # a server's threads share the cache: one of them evicts at a time
         while len(_TRACKED) >= _TRACKED_MAX:
             _TRACKED.pop(next(iter(_TRACKED)))

@@ -89,12 +89,12 @@ class Table:
         return body
 
 
-def human_table(variant: str, options: dict[str, Any], seed: int | None = None) -> Table:
+def human_table(variant: str, options: dict[str, Any], seed: int | None = None, public: bool = False) -> Table:
     """Create a match with the creator at seat 0 and every other seat joined by a new player."""
     creator = new_player("host")
     players = seats_of(variant, options)
     seats = [{"player": "me"}] + [{"open": True}] * (players - 1)
-    body: dict[str, Any] = {"variant": variant, "options": options, "seats": seats}
+    body: dict[str, Any] = {"variant": variant, "options": options, "seats": seats, "public": public}
     if seed is not None:
         body["seed"] = seed
     created = creator.post("/api/v1/matches/", body)
@@ -116,7 +116,8 @@ class Visibility:
     """What each seat may know at each point of a match's log: the cards it legitimately saw in the
     hand being played (its own cards as dealt and drawn, every card played, the trump card, the
     face-up card, the cards of cantos, tutes and exchanges). A new hand starts from the last trick
-    of the hand before, which stays shown until a trick of the new hand is won (M4).
+    of the hand before, which stays shown until a trick of the new hand is won (M4). Seat ``None`` is
+    a spectator (M5): it knows what the table shows everyone, and no hand.
 
     Reads the unredacted log from the database, incrementally: call :meth:`refresh` as it grows.
     """
@@ -124,8 +125,9 @@ class Visibility:
     def __init__(self, match_id: str, players: int):
         self.match_id = match_id
         self.seq = 0
-        self._cards: list[set[str]] = [set() for _ in range(players)]
-        self._after: list[list[frozenset[str]]] = [[frozenset()] for _ in range(players)]
+        self.players = players
+        self._cards: list[set[str]] = [set() for _ in range(players + 1)]  # the last one: a spectator's
+        self._after: list[list[frozenset[str]]] = [[frozenset()] for _ in range(players + 1)]
         self._last_trick: set[str] = set()
         self.refresh()
 
@@ -136,22 +138,24 @@ class Visibility:
             self.seq = row.seq
             if row.type == "trick_won":
                 self._last_trick = {play["card"] for play in row.data["trick"]}
-            for seat, cards in enumerate(self._cards):
+            for index, cards in enumerate(self._cards):
+                seat = None if index == self.players else index
                 self._see(seat, cards, row.type, row.seat, row.data, self._last_trick)
-                self._after[seat].append(frozenset(cards))
+                self._after[index].append(frozenset(cards))
         return self
 
-    def known(self, seat: int, seq: int) -> frozenset[str]:
-        """Cards ``seat`` has seen in the hand that is being played at ``seq``, up to ``seq``."""
-        return self._after[seat][seq]
+    def known(self, seat: int | None, seq: int) -> frozenset[str]:
+        """Cards ``seat`` (None: a spectator) has seen in the hand being played at ``seq``, up to ``seq``."""
+        return self._after[self.players if seat is None else seat][seq]
 
     @staticmethod
     def _see(
-        seat: int, cards: set[str], kind: str, actor: int | None, data: dict[str, Any], last_trick: set[str]
+        seat: int | None, cards: set[str], kind: str, actor: int | None, data: dict[str, Any], last_trick: set[str]
     ) -> None:
         if kind == "hand_started":
             cards.intersection_update(last_trick)  # M4: the previous hand's last trick stays on the table
-            cards |= set(data["hands"][seat])
+            if seat is not None:
+                cards |= set(data["hands"][seat])
             cards |= {c for c in (data.get("trump_card"), data.get("face_up")) if c}
         elif kind == "card_played":
             cards.add(data["card"])
@@ -177,12 +181,12 @@ def cards_in(value: Any) -> set[str]:
     return found
 
 
-def assert_no_leak(vis: Visibility, seat: int, body: Any, seq: int, what: str) -> None:
+def assert_no_leak(vis: Visibility, seat: int | None, body: Any, seq: int, what: str) -> None:
     leaked = cards_in(body) - vis.known(seat, seq)
     assert not leaked, f"seat {seat} was shown {sorted(leaked)} at seq {seq} in {what}: {json.dumps(body)[:600]}"
 
 
-def assert_events_no_leak(vis: Visibility, seat: int, events: list[dict[str, Any]]) -> None:
+def assert_events_no_leak(vis: Visibility, seat: int | None, events: list[dict[str, Any]]) -> None:
     for event in events:
         assert_no_leak(vis, seat, event, event["seq"], f"event {event['type']}")
 
