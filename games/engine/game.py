@@ -23,9 +23,9 @@ from .actions import PASS, PLAYS, TRUMP_CHOICES, Action, read_field, read_type
 from .auction import MAX_BID, bid_amounts, check_bid, record_bid
 from .cards import CODES, POINTS, SUITS, cards_of
 from .declarations import declare_tute
+from .errors import Code, IllegalAction
 from .fair_deals import deck_for
 from .fair_deals import first_dealer as fair_first_dealer
-from .errors import Code, IllegalAction
 from .options import validate_options
 from .state import Event, Log, Rules, State
 from .tricks import legal_cards, refuse_card
