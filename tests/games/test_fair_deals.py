@@ -20,6 +20,7 @@ from django.core.management import CommandError, call_command
 
 from games import engine
 from games.engine import fair_deals
+from games.engine.cards import parse
 from games.matches.models import Match
 from tests.problems import problem
 
@@ -146,6 +147,23 @@ def test_a_joiner_gives_a_seed_after_the_commitment_and_the_key_never_changes(tm
     record = guest.get(f"{url}/record").json()
     assert record["deals"]["client_seeds"] == ["host's", "g"] and record["deals"]["key"] == key
     assert "OK" in _command(record, tmp_path)
+
+
+def test_a_creator_may_give_their_seed_after_the_commitment_by_joining_their_own_open_seat():
+    """The full guarantee for a match against bots (docs/fair-deals.md): the creator reads the commitment,
+    then takes the seat with their seed; the match deals only then."""
+    me = new_player()
+    created = me.post(MATCHES, {"variant": "dos", "options": SHORT, "seats": [{"open": True}, {"bot": "level-1"}]})
+    match = created.json()
+    assert match["status"] == "waiting" and match["hand"] is None and len(match["deal_commitment"]) == 64
+    joined = me.post(f"{MATCHES}{match['id']}/join", {"invite_code": match["invite_code"], "client_seed": "late"})
+    assert joined.status_code == 200 and joined.json()["status"] == "active" and joined.json()["my_seat"] == 0
+    stored = Match.objects.get(pk=match["id"])
+    assert stored.client_seeds == ["late", None]
+    assert stored.deal_commitment == match["deal_commitment"] == fair_deals.commitment(bytes.fromhex(stored.deal_key))
+    order = [parse(c) for c in fair_deals.deck_order("dos", SHORT)]
+    deck = fair_deals.deck_for(bytes.fromhex(stored.deal_key), ["late", None], 1, order)
+    assert stored.hands.get(number=1).deck == [engine.CODES[c] for c in deck]
 
 
 def test_a_client_seed_with_a_seed_or_without_a_seat_is_refused_and_nothing_is_created():
