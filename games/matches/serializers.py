@@ -187,8 +187,8 @@ class MatchCreateInputSerializer(serializers.Serializer):
     seats = serializers.ListField(child=SeatSpecField(), max_length=8, help_text="One entry per seat, in seat order.")
     client_seed = _client_seed(
         "for your seat (422 `client_seed_not_allowed` if you take none). The service draws the match's key "
-        "before it reads this field; to give your seed after seeing the commitment, create the match with an "
-        "open seat for yourself and join it"
+        "before it uses this field, but in the same request; to give your seed after seeing the commitment, "
+        "create the match with an open seat for yourself and join it"
     )
 
 
