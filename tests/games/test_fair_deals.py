@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import override_settings
 
 from games import engine
 from games.engine import fair_deals
@@ -275,3 +276,19 @@ def test_a_cancelled_match_reveals_its_key_in_its_record_and_its_view_only_the_c
     record = me.get(f"{MATCHES}{match['id']}/record").json()
     assert record["deals"]["key"] == secrets[0] and record["deals"]["client_seeds"] == ["c", None]
     assert record["hands"] == []
+
+
+@pytest.mark.django_db(transaction=True)
+@override_settings(STREAM_MAX_SECONDS=0.5, STREAM_KEEPALIVE_SECONDS=0.2)
+def test_the_event_stream_of_a_match_in_play_shows_no_key():
+    from tests.rooms.test_live import read_stream
+
+    host, guest = new_player("host"), new_player("guest")
+    seats = [{"player": "me"}, {"open": True}]
+    match = host.post(MATCHES, {"variant": "dos", "client_seed": "h", "seats": seats}).json()
+    guest.post(f"{MATCHES}{match['id']}/join", {"invite_code": match["invite_code"], "client_seed": "g"})
+    secrets = _secrets_of(Match.objects.get(pk=match["id"]))
+    for api in (host, guest):
+        status, events, text = read_stream(api, f"{MATCHES}{match['id']}/stream")
+        assert status == 200 and [e["event"] for e in events][:1] == ["hand_started"]
+        _assert_hidden(text, secrets, "the event stream")
