@@ -60,8 +60,9 @@ def match_create(
 ) -> Membership:
     """A new match; it starts at once when no seat is open, else waits for players to join.
 
-    C12v: a match without a ``seed`` draws its secret deal key and its commitment first of all,
-    before anything of the request is read; the creator's ``client_seed`` is then stored for their seat."""
+    C12v: a match without a ``seed`` draws its secret deal key and its commitment first of all, before
+    it uses anything of the request (the key depends on none of it); the creator's ``client_seed`` is
+    then stored for their seat (docs/fair-deals.md says what that ordering proves)."""
     deal_key = engine.fair_deals.new_key() if seed is None else None
     commitment = engine.fair_deals.commitment(deal_key) if deal_key is not None else ""
     try:
