@@ -7,11 +7,13 @@ lists what the seat to act may do, :func:`apply_action` (or :func:`push`, in pla
 
 The public surface is this package's names (``__all__``) and the module :mod:`games.engine.cards`,
 the encoding of cards (ints and bit sets, their C2 codes) that the fast path (:func:`legal_cards`,
-:func:`play_card`) and the bots work in. The other modules are the engine's insides, free to change:
-import from ``games.engine`` instead, as the bots (``games.bots``) do. ``python -m games.engine.bench``
+:func:`play_card`) and the bots work in, and :mod:`games.engine.fair_deals`, the verifiable deals
+(C12v). The other modules are the engine's insides, free to change: import from ``games.engine``
+instead, as the bots (``games.bots``) do. ``python -m games.engine.bench``
 measures the engine's speed.
 """
 
+from . import fair_deals
 from .actions import ACTION_TYPES, Action
 from .cards import CODES, SUITS
 from .declarations import EXCHANGEABLE
@@ -48,6 +50,7 @@ __all__ = [
     "actions_of",
     "apply_action",
     "current_seat",
+    "fair_deals",
     "from_json",
     "legal_actions",
     "legal_cards",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .actions import PASS, PLAYS, TRUMP_CHOICES, Action, read_field, read_type
@@ -24,6 +24,8 @@ from .auction import MAX_BID, bid_amounts, check_bid, record_bid
 from .cards import CODES, POINTS, SUITS, cards_of
 from .declarations import declare_tute
 from .errors import Code, IllegalAction
+from .fair_deals import deck_for
+from .fair_deals import first_dealer as fair_first_dealer
 from .options import validate_options
 from .state import Event, Log, Rules, State
 from .tricks import legal_cards, refuse_card
@@ -55,14 +57,18 @@ def new_match(
     *,
     first_dealer: int | None = None,
     decks: Iterable[Iterable[int]] = (),
+    deal_key: bytes | None = None,
+    client_seeds: Sequence[str | None] = (),
 ) -> Step:
     """A new match with its first hand dealt.
 
-    With a ``seed`` every deal is reproducible (C12); without one the deals come from the
-    operating system's secure generator. ``first_dealer`` and ``decks`` replay recorded deals.
+    With a ``seed`` every deal is reproducible (C12); with a ``deal_key`` (and the seats'
+    ``client_seeds``) the first dealer and every deck come from :mod:`games.engine.fair_deals` (C12v);
+    with neither, from the operating system's secure generator. ``first_dealer`` and ``decks`` replay
+    recorded deals.
     """
     events: list[Event] = []
-    state = _create(variant, options, seed, first_dealer, decks)
+    state = _create(variant, options, seed, first_dealer, decks, deal_key, client_seeds)
     _start_hand(state, state.rules, events)
     return Step(state, events)
 
@@ -73,6 +79,8 @@ def _create(
     seed: int | None,
     first_dealer: int | None,
     decks: Iterable[Iterable[int]],
+    deal_key: bytes | None = None,
+    client_seeds: Sequence[str | None] = (),
 ) -> State:
     """A match with its scoreboard at zero and no hand dealt yet."""
     checked = validate_options(variant, options)
@@ -80,8 +88,17 @@ def _create(
     state.variant, state.options, state.seed = variant, checked, seed
     rules = state.rules = rules_for(variant, checked)
     n = state.players = rules.players
+    seeds = list(client_seeds) or [None] * n
+    if deal_key is not None and len(seeds) != n:
+        raise ValueError(f"{n} seats need {n} client seeds (None for a seat without one), not {len(seeds)}")
+    state.fair_deals = {"key": deal_key.hex(), "seeds": seeds} if deal_key is not None and seed is None else None
     if first_dealer is None:  # C11: the first dealer is drawn at random
-        first_dealer = random.Random(f"{seed}:dealer").randrange(n) if seed is not None else secrets.randbelow(n)
+        if seed is not None:
+            first_dealer = random.Random(f"{seed}:dealer").randrange(n)
+        elif deal_key is not None:
+            first_dealer = fair_first_dealer(deal_key, seeds, n)
+        else:
+            first_dealer = secrets.randbelow(n)
     state.status, state.hand_number, state.dealer = "active", 0, first_dealer
     state.scoreboard, state.results, state.winners = [0] * rules.sides, [], None
     state.decks = [list(deck) for deck in decks]
@@ -266,13 +283,16 @@ def _start_hand(state: State, rules: Rules, events: Log) -> None:
 
 
 def _next_deck(state: State, rules: Rules) -> list[int]:
-    """C12: a recorded deal when replaying, else a seeded or a secure shuffle."""
+    """C12: a recorded deal when replaying, else a seeded shuffle, a verifiable one (C12v) or a secure one."""
     if state.decks:
         return state.decks.pop(0)
     deck = cards_of(rules.deck)
     if state.seed is not None:
         draw = random.Random(f"{state.seed}:{state.hand_number}").random
         deck.sort(key=lambda _: draw())  # a uniform shuffle, twice as fast as random.shuffle
+    elif state.fair_deals is not None:
+        fair = state.fair_deals
+        deck = deck_for(bytes.fromhex(fair["key"]), fair["seeds"], state.hand_number, deck)
     else:
         _SYSTEM_RANDOM.shuffle(deck)
     return deck

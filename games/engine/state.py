@@ -24,7 +24,7 @@ _PLAIN = (
     "variant", "options", "seed", "players", "status", "hand_number", "dealer", "scoreboard",
     "results", "winners", "phase", "turn", "lead", "trick_number", "winning_seat", "trump",
     "last_lead", "last_winner", "taken", "sung_points", "tricks_won", "last_won", "sung", "bids", "passed",
-    "auction_turns", "high_bid", "high_bidder", "soloist", "cantos", "tute", "decks", "tricks",
+    "auction_turns", "high_bid", "high_bidder", "soloist", "cantos", "tute", "decks", "tricks", "fair_deals",
 )
 # Fields holding one card (-1 for none), a list of cards, or a list of bit sets of cards.
 _CARD = ("trump_card", "face_up", "winning_card")
@@ -77,6 +77,7 @@ class State:
     tute: list[int] | None  # [seat, 0 for kings / 1 for knights] when a tute ended the hand
     decks: list[list[int]]  # recorded deals still to be dealt (replays)
     tricks: list[list[Any]]  # [lead, [cards]] of each completed trick of this hand
+    fair_deals: dict[str, Any] | None  # C12v: {"key": hex, "seeds": [str | None per seat]}, or None
     trump_card: int  # the dealer's card shown for trump (CL1, IN1)
     face_up: int  # the face-up card under the stock (D1), -1 once drawn
     winning_card: int

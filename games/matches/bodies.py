@@ -56,6 +56,10 @@ class MatchView:
     def my_hand(self) -> list[str]:
         return self.table["my_hand"] or []
 
+    @property
+    def deal_commitment(self) -> str | None:
+        return self.match.deal_commitment or None
+
 
 def match_view(match: Match, seat: int | None, state: State | None = None, *, spectator: bool = False) -> MatchView:
     """The match as ``seat`` sees it; ``state``, when the caller has it, saves reading the snapshot.
@@ -96,6 +100,21 @@ class RecordView:
 
     record: Record
     final: MatchView
+
+    @property
+    def deals(self) -> dict[str, Any] | None:
+        """C12v: the key and the seeds, revealed once the match is over (a record is never built before)."""
+        match = self.record.match
+        assert match.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED), "the key is shown once it is over"
+        if not match.deal_key:
+            return None
+        return {
+            "procedure": engine.fair_deals.VERSION.decode(),
+            "commitment": match.deal_commitment,
+            "key": match.deal_key,
+            "client_seeds": records.seeds_with(match.client_seeds, len(match.seating)),
+            "deck_order": engine.fair_deals.deck_order(match.variant, match.options),
+        }
 
     @property
     def actions(self) -> list[dict[str, Any]]:

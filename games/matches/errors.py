@@ -25,6 +25,7 @@ class ErrorCode(StrEnum):
     INVALID_SEATS = "invalid_seats"
     UNKNOWN_BOT = "unknown_bot"
     SEED_NOT_ALLOWED = "seed_not_allowed"
+    CLIENT_SEED_NOT_ALLOWED = "client_seed_not_allowed"
     IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
     INVALID_IDEMPOTENCY_KEY = "invalid_idempotency_key"
     SEQ_OUT_OF_RANGE = "seq_out_of_range"

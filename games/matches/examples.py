@@ -11,6 +11,8 @@ from games import engine
 from .serializers import VariantSerializer
 
 _ID = "0b9d6c8e-5a53-4f0e-9a36-2f1d7c4e8a11"
+#: C12v: the deal key of the examples (a real match draws its own, secret until the match is over).
+_KEY = bytes(range(32))
 _AT = "2026-01-01T12:00:00Z"
 _SEATS = [
     {"seat": 0, "kind": "player", "player": {"id": "5f0c8a9e-3d1b-4c55-9a3e-0f6f2a1b7c11", "username": "ana"},
@@ -36,7 +38,8 @@ def _sample() -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
         "seq": len(events),
         "players": 4, "seats": _SEATS, "invite_code": None, "my_seat": 0, "my_hand": table["my_hand"],
         "legal_actions": table["legal_actions"], "scoreboard": table["scoreboard"], "sides": table["sides"],
-        "results": [], "winners": None, "hand": table["hand"], "created_at": _AT, "started_at": _AT,
+        "results": [], "winners": None, "hand": table["hand"],
+        "deal_commitment": engine.fair_deals.commitment(_KEY), "created_at": _AT, "started_at": _AT,
         "finished_at": None,
     }  # fmt: skip
     shown = [{"seq": n, **engine.redact(e, 0), "at": _AT} for n, e in enumerate(events, 1)]
@@ -57,7 +60,7 @@ VARIANTS = [
 ]
 CREATE_VS_BOTS = OpenApiExample(
     "Against bots",
-    value={"variant": "clasico", "options": {"games_to_win": 1},
+    value={"variant": "clasico", "options": {"games_to_win": 1}, "client_seed": "my lucky numbers 7 12 40",
            "seats": [{"player": "me"}, {"bot": "level-1"}, {"bot": "level-2"}, {"bot": "level-1"}]},
     request_only=True,
 )  # fmt: skip
@@ -83,7 +86,7 @@ MATCH_PAGE = OpenApiExample(
     }]},
     response_only=True,
 )  # fmt: skip
-JOIN = OpenApiExample("Join", value={"invite_code": "k7m2q9xw4p"}, request_only=True)
+JOIN = OpenApiExample("Join", value={"invite_code": "k7m2q9xw4p", "client_seed": "guest-2f9c"}, request_only=True)
 ACTIONS = [
     OpenApiExample("Play a card", value={"type": "play", "card": "O1", "expected_seq": 3}, request_only=True),
     OpenApiExample("Bid", value={"type": "bid", "amount": 75}, request_only=True),
@@ -113,9 +116,13 @@ EVENTS = [
 RECORD = OpenApiExample(
     "A record (abridged)",
     value={
-        "id": _ID, "variant": "clasico", "options": _VIEW["options"], "seed": 7, "status": "finished", "seq": 58,
-        "seats": _SEATS, "scoreboard": [1, 0], "winners": [0], "created_at": _AT, "started_at": _AT,
-        "finished_at": _AT, "hands": [], "actions": [{"seq": 2, "seat": 1, "action": {"type": "play", "card": "O4"}}],
+        "id": _ID, "variant": "clasico", "options": _VIEW["options"], "seed": None, "status": "finished",
+        "seq": 58, "seats": _SEATS, "scoreboard": [1, 0], "winners": [0], "created_at": _AT, "started_at": _AT,
+        "finished_at": _AT, "hands": [],
+        "deals": {"procedure": "tute-deals-v1", "commitment": engine.fair_deals.commitment(_KEY), "key": _KEY.hex(),
+                  "client_seeds": ["my lucky numbers 7 12 40", None, None, None],
+                  "deck_order": engine.fair_deals.deck_order("clasico", {})},
+        "actions": [{"seq": 2, "seat": 1, "action": {"type": "play", "card": "O4"}}],
         "events": [],
     },
     response_only=True,

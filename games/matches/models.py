@@ -67,6 +67,16 @@ class Match(models.Model):
     variant = models.CharField(max_length=32)
     options = models.JSONField(help_text="Every option of the variant, defaults filled in.")
     seed = models.BigIntegerField(null=True, blank=True, help_text="Deterministic deals (C12), if given.")
+    deal_key = models.CharField(
+        max_length=64, blank=True, help_text="The secret match key (C12v), hex; empty for a seeded match. Shown "
+        "only in the record of a match that is over."
+    )  # fmt: skip
+    deal_commitment = models.CharField(
+        max_length=64, blank=True, help_text="The SHA-256 of the deal key, hex: published from the match's creation."
+    )
+    client_seeds = models.JSONField(
+        default=list, blank=True, help_text="Per seat, the client_seed its player gave (C12v), or null."
+    )
     status = models.CharField(max_length=16, choices=MatchStatus.choices, default=MatchStatus.WAITING)
     seq = models.PositiveIntegerField(default=0, help_text="The seq of the latest event; 0 before any.")
     turn = models.SmallIntegerField(null=True, blank=True, help_text="The seat to act, if any.")

@@ -112,6 +112,16 @@ def bot_at(seating: list[dict[str, Any]], seat: int | None) -> str | None:
     return None if seat is None else seating[seat]["bot"]
 
 
+def seeds_with(
+    seeds: list[str | None], count: int, seat: int | None = None, seed: str | None = None
+) -> list[str | None]:
+    """``Match.client_seeds`` for ``count`` seats (null for a seat without one), with ``seed`` at ``seat``."""
+    out = [*seeds, *[None] * (count - len(seeds))][:count]
+    if seat is not None:
+        out[seat] = seed
+    return out
+
+
 def player_at(seating: list[dict[str, Any]], seat: int | None) -> str | None:
     """The id of the player (a human or a registered bot) at a seat, or None."""
     if seat is None:

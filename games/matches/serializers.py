@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from django.core.validators import RegexValidator
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
@@ -111,6 +112,24 @@ class ActionInputSerializer(serializers.Serializer):
 
 # -- creating and joining -------------------------------------------------------------------------
 
+#: C12v: a client seed is 1 to 64 printable ASCII characters, stored and hashed exactly as given.
+CLIENT_SEED_MAX_LENGTH = 64
+
+
+def _client_seed(when: str) -> JSONString:
+    return JSONString(
+        required=False,
+        min_length=1,
+        max_length=CLIENT_SEED_MAX_LENGTH,
+        trim_whitespace=False,
+        validators=[RegexValidator(r"^[ -~]+$", "A client seed is printable ASCII characters (space to ~).")],
+        help_text=f"Your contribution to the deals (docs/RULES.md C12v, docs/fair-deals.md): any string of 1 to "
+        f"{CLIENT_SEED_MAX_LENGTH} printable ASCII characters, {when}. Every deck of the match is derived from "
+        "the service's secret key, whose SHA-256 (`deal_commitment`) is published first, and every seat's seed; "
+        "the record reveals both once the match is over. Not with a `seed` (422 `client_seed_not_allowed`).",
+    )
+
+
 
 class MeSeatSerializer(serializers.Serializer):
     player = serializers.ChoiceField(choices=["me"], help_text="The caller sits here.")
@@ -172,6 +191,11 @@ class MatchCreateInputSerializer(serializers.Serializer):
         help_text="Any player may watch the match live, seeing what the table shows everyone and never a hand "
         "(RULES.md M5); false by default.",
     )
+    client_seed = _client_seed(
+        "for your seat (422 `client_seed_not_allowed` if you take none). The service draws the match's key "
+        "before it uses this field, but in the same request; to give your seed after seeing the commitment, "
+        "create the match with an open seat for yourself and join it"
+    )
 
 
 class MatchJoinInputSerializer(serializers.Serializer):
@@ -179,6 +203,7 @@ class MatchJoinInputSerializer(serializers.Serializer):
         min_length=1, max_length=64, help_text="The code shown to the match's players, in either case."
     )
     seat = JSONInteger(required=False, min_value=0, max_value=7, help_text="Default: the first open seat.")
+    client_seed = _client_seed("given after the match's `deal_commitment` was published")
 
 
 # -- the match view -----------------------------------------------------------------------------
@@ -319,6 +344,11 @@ class MatchSerializer(OutputSerializer):
         child=serializers.IntegerField(), allow_null=True, help_text="Winning sides.", source="table.winners"
     )
     hand = HandSerializer(allow_null=True, help_text="null until the cards are dealt.", source="table.hand")
+    deal_commitment = serializers.CharField(
+        allow_null=True,
+        help_text="The SHA-256 (hex) of the match's secret deal key, published from its creation (C12v); the "
+        "record reveals the key once the match is over. null for a seeded match (C12).",
+    )
     created_at = serializers.DateTimeField(source="match.created_at")
     started_at = serializers.DateTimeField(allow_null=True, source="match.started_at")
     finished_at = serializers.DateTimeField(allow_null=True, source="match.finished_at")
@@ -540,6 +570,17 @@ class RecordedHandSerializer(OutputSerializer):
     started_seq = serializers.IntegerField()
 
 
+# Renders the deals of a bodies.RecordView: what verifies every deck (C12v, docs/fair-deals.md).
+class RecordedDealsSerializer(EngineShape):
+    procedure = serializers.CharField(help_text="The procedure of docs/fair-deals.md: `tute-deals-v1`.")
+    commitment = serializers.CharField(help_text="The SHA-256 (hex) of `key`, as the match showed it from its start.")
+    key = serializers.CharField(help_text="The secret match key, hex (32 bytes).")
+    client_seeds = serializers.ListField(
+        child=serializers.CharField(allow_null=True), help_text="Per seat, the seed its player gave, or null."
+    )
+    deck_order = _cards("The cards that each deck shuffles, in the order the procedure starts from.")
+
+
 # Renders a bodies.RecordView: everything about a match that is over.
 class RecordSerializer(OutputSerializer):
     id = serializers.UUIDField(source="record.match.id")
@@ -557,6 +598,11 @@ class RecordSerializer(OutputSerializer):
     started_at = serializers.DateTimeField(allow_null=True, source="record.match.started_at")
     finished_at = serializers.DateTimeField(allow_null=True, source="record.match.finished_at")
     hands = RecordedHandSerializer(many=True, source="record.hands")
+    deals = RecordedDealsSerializer(
+        allow_null=True,
+        help_text="What verifies every deck and the first dealer (C12v): recompute them with docs/fair-deals.md "
+        "or `examples/verify_deals.py`. null for a seeded match (C12), or one created before C12v.",
+    )
     actions = RecordedActionSerializer(many=True)
     events = serializers.ListField(
         child=AnyEventField(),

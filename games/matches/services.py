@@ -57,9 +57,16 @@ def match_create(
     seed: int | None = None,
     seats: list[Any],
     public: bool = False,
+    client_seed: str | None = None,
 ) -> Membership:
     """A new match; it starts at once when no seat is open, else waits for players to join.
-    ``public``: any player may watch it (M5)."""
+    ``public``: any player may watch it (M5).
+
+    C12v: a match without a ``seed`` draws its secret deal key and its commitment first of all, before
+    it uses anything of the request (the key depends on none of it); the creator's ``client_seed`` is
+    then stored for their seat (docs/fair-deals.md says what that ordering proves)."""
+    deal_key = engine.fair_deals.new_key() if seed is None else None
+    commitment = engine.fair_deals.commitment(deal_key) if deal_key is not None else ""
     try:
         checked = engine.validate_options(variant, options)
     except engine.EngineError as exc:
@@ -70,12 +77,17 @@ def match_create(
     registered = {str(k): v for k, v in Player.objects.in_bulk([s[7:] for s in specs if s[:7] == "player:"]).items()}
     if seed is not None and not settings.SEEDS_AT_SHARED_TABLES:
         _check_seeded_table(player, specs)
+    if client_seed is not None:
+        _check_client_seed(seed, "me" in specs)
     now = timezone.now()
     match = Match(
         variant=variant,
         options=checked,
         seed=seed,
         public=public,
+        deal_key=deal_key.hex() if deal_key is not None else "",
+        deal_commitment=commitment,
+        client_seeds=[client_seed if spec == "me" else None for spec in specs] if deal_key is not None else [],
         created_by=player,
         created_at=now,
         updated_at=now,
@@ -99,8 +111,13 @@ def match_create(
 
 
 @transaction.atomic
-def match_join(*, player: Player, match_id: UUID, invite_code: str, seat: int | None = None) -> Membership:
-    """The player takes an open seat; the match starts when its last open seat is taken."""
+def match_join(
+    *, player: Player, match_id: UUID, invite_code: str, seat: int | None = None, client_seed: str | None = None
+) -> Membership:
+    """The player takes an open seat; the match starts when its last open seat is taken.
+
+    ``client_seed`` (C12v): the joiner's contribution to the deals, given after the match's
+    commitment was published (in the create answer and every view of the match)."""
     match = match_locked(match_id)
     if retired_bot(player.pk):  # retired while this request was on its way: its token is gone
         raise Forbidden("A retired bot takes no seat.", code=ErrorCode.UNKNOWN_BOT)
@@ -125,16 +142,20 @@ def match_join(*, player: Player, match_id: UUID, invite_code: str, seat: int | 
         taken = seats[seat]
         if taken.kind != "open":
             raise Conflict(f"Seat {seat} is taken.", code=ErrorCode.SEAT_TAKEN)
+    if client_seed is not None:
+        _check_client_seed(match.seed, True)
     now = timezone.now()
     taken.player, taken.joined_at = player, now
     taken.save(update_fields=["player", "joined_at"])
     match.seating, match.updated_at = records.seating_of(seats), now
+    if match.deal_key:
+        match.client_seeds = records.seeds_with(match.client_seeds, len(seats), taken.number, client_seed)
     state = None
     if len(open_seats) == 1:
         state = _match_start(match)
     else:
         news.announce(match, moved=False)
-    match.save(update_fields=["seating", "updated_at"])
+    match.save(update_fields=["seating", "updated_at", "client_seeds"])
     return Membership(match, taken.number, state)
 
 
@@ -271,6 +292,23 @@ def _check_seeded_table(player: Player, specs: list[str]) -> None:
         )
 
 
+def _check_client_seed(seed: int | None, seated: bool) -> None:
+    """422 for a ``client_seed`` that would count for nothing: a seeded match deals from its seed alone
+    (C12), and a creator who watches has no seat to give one for."""
+    if seed is not None:
+        raise Unprocessable(
+            "A seeded match deals from its seed alone (C12): leave `client_seed` out, or `seed`.",
+            code=ErrorCode.CLIENT_SEED_NOT_ALLOWED,
+            field="client_seed",
+        )
+    if not seated:
+        raise Unprocessable(
+            "A client seed is a seated player's contribution to the deals (C12v); you take no seat.",
+            code=ErrorCode.CLIENT_SEED_NOT_ALLOWED,
+            field="client_seed",
+        )
+
+
 def _seat_specs(seats: list[Any], players: int, variant: str) -> list[str]:
     """Each seat spec as ``"me"``, ``"open"``, ``"bot:<level>"`` or ``"player:<id>"`` (a registered bot,
     docs/http-bots.md); 422 for anything else."""
@@ -319,8 +357,11 @@ def _seat_specs(seats: list[Any], players: int, variant: str) -> list[str]:
 
 
 def _match_start(match: Match) -> engine.State:
-    """Deal the first hand (every seat is filled)."""
-    step = engine.new_match(match.variant, match.options, seed=match.seed)
+    """Deal the first hand (every seat is filled): from the seed (C12), or from the deal key and the
+    seats' client seeds (C12v)."""
+    key = bytes.fromhex(match.deal_key) if match.deal_key else None
+    seeds = records.seeds_with(match.client_seeds, len(match.seating)) if key is not None else ()
+    step = engine.new_match(match.variant, match.options, seed=match.seed, deal_key=key, client_seeds=seeds)
     match.status = MatchStatus.ACTIVE
     match.started_at = timezone.now()
     moves_record(match, step.state, step.events)

@@ -14,13 +14,16 @@ from tute_api.celery import app as celery_app
 
 
 def assert_replays_to_snapshot(match: Match) -> None:
-    """Rebuilding the state from the stored log gives the stored snapshot (the seed aside: replays
-    deal the recorded decks, so they need none)."""
+    """Rebuilding the state from the stored log gives the stored snapshot (the seed and the deal key
+    aside: replays deal the recorded decks, so they need neither)."""
     log = [row.as_engine_event() for row in Event.objects.filter(match=match).order_by("seq")]
     rebuilt = engine.to_json(engine.replay(match.variant, match.options, log).state)
     stored = dict(match.state or {})
     assert stored.pop("seed") == match.seed
     rebuilt.pop("seed")
+    fair = stored.pop("fair_deals", None)
+    assert fair == ({"key": match.deal_key, "seeds": fair["seeds"]} if match.deal_key else None)
+    assert rebuilt.pop("fair_deals") is None
     assert rebuilt == stored, f"match {match.id} does not replay to its snapshot"
     assert [row[0] for row in Event.objects.filter(match=match).order_by("seq").values_list("seq")] == list(
         range(1, match.seq + 1)

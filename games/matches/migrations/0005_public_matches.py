@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0003_hand_results_from_the_log'),
+        ('games', '0004_verifiable_deals'),
     ]
 
     operations = [
