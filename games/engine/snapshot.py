@@ -43,6 +43,8 @@ def from_json(data: dict[str, Any]) -> State:
     """The state that :func:`to_json` wrote."""
     if "last_winner" not in data:  # a snapshot written before M4 kept the last trick across hands
         data = {**data, "last_winner": data["lead"] if data["last_trick"] else -1}
+    if "declaring" not in data:  # a snapshot written before C10m
+        data = {**data, "declaring": [], "declared": 0}
     state = State.__new__(State)
     for name in _PLAIN:
         setattr(state, name, _copied(data[name]))
