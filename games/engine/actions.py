@@ -7,7 +7,8 @@ In the spirit of python-chess's ``Move.from_uci()`` / ``Move.uci()``::
 
 An :class:`Action` is a named pair: its type, one of :data:`ACTION_TYPES`, and its value: the card
 (an int of :mod:`games.engine.cards`) for ``play``, the amount for ``bid``, the suit (0–3, ``O C E B``)
-for ``choose_trump`` and ``sing``, and -1 for ``pass``, ``tute`` and ``exchange`` (the declarations of C10m). The engine reads every action through this module and writes
+for ``choose_trump`` and ``sing``, and -1 for ``pass``, ``tute`` and ``exchange`` (``sing``, ``tute`` and
+``exchange`` are the declarations of C10m). The engine reads every action through this module and writes
 every legal action with :meth:`Action.to_json`.
 """
 
@@ -25,7 +26,8 @@ ACTION_TYPES: Final = ("play", "bid", "pass", "choose_trump", "sing", "tute", "e
 
 class Action(NamedTuple):
     """One action of a seat: ``Action("play", card)``, ``Action("bid", amount)``, ``Action("pass")``,
-    ``Action("choose_trump", suit)``, ``Action("sing", suit)``, ``Action("tute")``, ``Action("exchange")``. Immutable, hashable, and cheap to build."""
+    ``Action("choose_trump", suit)``, ``Action("sing", suit)``, ``Action("tute")``, ``Action("exchange")``.
+    Immutable, hashable, and cheap to build."""
 
     type: str
     value: int = -1
@@ -143,4 +145,6 @@ def _not_a_suit(letter: object) -> IllegalAction:
     return IllegalAction(Code.INVALID_SUIT, f"{letter!r} is not a suit; suits are O, C, E, B")
 
 
-__all__ = ["ACTION_TYPES", "EXCHANGE", "PASS", "PLAYS", "SINGS", "TRUMP_CHOICES", "TUTE", "Action", "read_field", "read_type"]
+__all__ = [
+    "ACTION_TYPES", "EXCHANGE", "PASS", "PLAYS", "SINGS", "TRUMP_CHOICES", "TUTE", "Action", "read_field", "read_type",
+]

@@ -22,7 +22,15 @@ from typing import Any, NamedTuple
 from .actions import PASS, PLAYS, TRUMP_CHOICES, Action, read_field, read_type
 from .auction import MAX_BID, bid_amounts, check_bid, record_bid
 from .cards import CODES, POINTS, SUITS, cards_of
-from .declarations import DECLARED_CANTO, DECLARED_EXCHANGE, declarations, declare_tute, exchange, next_declarer, sing_suit
+from .declarations import (
+    DECLARED_CANTO,
+    DECLARED_EXCHANGE,
+    declarations,
+    declare_tute,
+    exchange,
+    next_declarer,
+    sing_suit,
+)
 from .errors import Code, IllegalAction
 from .options import validate_options
 from .state import Event, Log, Rules, State
