@@ -241,7 +241,7 @@ SPECTACULAR_SETTINGS = {
         **{
             "".join(part.title() for part in kind.split("_")) + "TypeEnum": [kind]
             for kind in (
-                "play", "bid", "pass", "choose_trump", "hand_started", "trump_chosen", "card_played",
+                "play", "bid", "pass", "choose_trump", "sing", "hand_started", "trump_chosen", "card_played",
                 "trick_won", "canto", "tute", "exchange", "draw", "hand_finished", "match_finished",
                 "match_cancelled", "bot_fallback", "seat_disconnected", "seat_reconnected", "turn_timed_out",
             )

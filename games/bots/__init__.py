@@ -11,6 +11,8 @@ The ladder, each level stronger than the one below (``docs/bots.md`` has the mea
 - ``level-2``: simple sound rules;
 - ``level-3``: counts the cards, infers voids, plays the end of a hand exactly once the cards are known;
 - ``level-4``: determinized search (perfect-information Monte Carlo) within a time budget.
+
+Every level declares as the table would in a declaration turn (C10m, :mod:`.declarations`).
 """
 
 from __future__ import annotations
@@ -20,14 +22,25 @@ from collections.abc import Callable
 from typing import Any
 
 from . import level1, level2, level3, level4
+from .declarations import as_the_table, is_declaration_turn
 
 Policy = Callable[[dict[str, Any], random.Random], dict[str, Any]]
 
+
+def declaring(policy: Policy) -> Policy:
+    """The policy, declaring as the table would in a declaration turn (C10m)."""
+
+    def choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+        return as_the_table(view) if is_declaration_turn(view) else policy(view, rng)
+
+    return choose
+
+
 POLICIES: dict[str, Policy] = {
-    "level-1": level1.choose,
-    "level-2": level2.choose,
-    "level-3": level3.choose,
-    "level-4": level4.choose,
+    "level-1": declaring(level1.choose),
+    "level-2": declaring(level2.choose),
+    "level-3": declaring(level3.choose),
+    "level-4": declaring(level4.choose),
 }
 LEVELS = tuple(POLICIES)
 
@@ -56,4 +69,4 @@ def make_policy(spec: str) -> Policy:
     def tuned(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         return level4.choose(view, rng, budget)
 
-    return tuned
+    return declaring(tuned)

@@ -200,6 +200,7 @@ def search_rules(variant: str, options: tuple[tuple[str, Any], ...]) -> Variant:
 
     cls = type(f"Search{base.__name__}", (base,), {"match_winners": match_winners})
     rules: Variant = cls(dict(options))
+    rules.manual = False  # C10m: every seat declares as the table would, so a search lets the table declare
     return rules
 
 

@@ -7,7 +7,8 @@ In the spirit of python-chess's ``Move.from_uci()`` / ``Move.uci()``::
 
 An :class:`Action` is a named pair: its type, one of :data:`ACTION_TYPES`, and its value: the card
 (an int of :mod:`games.engine.cards`) for ``play``, the amount for ``bid``, the suit (0–3, ``O C E B``)
-for ``choose_trump``, and -1 for ``pass``. The engine reads every action through this module and writes
+for ``choose_trump`` and ``sing``, and -1 for ``pass``, ``tute`` and ``exchange`` (``sing``, ``tute`` and
+``exchange`` are the declarations of C10m). The engine reads every action through this module and writes
 every legal action with :meth:`Action.to_json`.
 """
 
@@ -20,12 +21,13 @@ from .cards import ALL_CARDS, CODES, SUITS
 from .errors import Code, IllegalAction
 
 #: Every type of action, the one list of them.
-ACTION_TYPES: Final = ("play", "bid", "pass", "choose_trump")
+ACTION_TYPES: Final = ("play", "bid", "pass", "choose_trump", "sing", "tute", "exchange")
 
 
 class Action(NamedTuple):
     """One action of a seat: ``Action("play", card)``, ``Action("bid", amount)``, ``Action("pass")``,
-    ``Action("choose_trump", suit)``. Immutable, hashable, and cheap to build."""
+    ``Action("choose_trump", suit)``, ``Action("sing", suit)``, ``Action("tute")``, ``Action("exchange")``.
+    Immutable, hashable, and cheap to build."""
 
     type: str
     value: int = -1
@@ -49,8 +51,10 @@ class Action(NamedTuple):
             return {"type": "bid", "amount": value}
         if kind == "pass":
             return {"type": "pass"}
-        if kind == "choose_trump":
-            return {"type": "choose_trump", "suit": SUITS[value]}
+        if kind == "choose_trump" or kind == "sing":
+            return {"type": kind, "suit": SUITS[value]}
+        if kind == "tute" or kind == "exchange":
+            return {"type": kind}
         raise IllegalAction(Code.INVALID_ACTION, f"unknown action type {kind!r}")
 
 
@@ -59,9 +63,14 @@ PLAYS: Final = tuple(Action("play", card) for card in ALL_CARDS)
 #: The choice of each suit as trump, by the suit's int.
 TRUMP_CHOICES: Final = tuple(Action("choose_trump", suit) for suit in range(len(SUITS)))
 PASS: Final = Action("pass")
+#: The declarations of C10m: singing each suit, by the suit's int; tute; the exchange of D4.
+SINGS: Final = tuple(Action("sing", suit) for suit in range(len(SUITS)))
+TUTE: Final = Action("tute")
+EXCHANGE: Final = Action("exchange")
 
 _PLAY_OF_CODE: Final = {CODES[action.value]: action for action in PLAYS}
 _TRUMP_CHOICE_OF_LETTER: Final = {SUITS[action.value]: action for action in TRUMP_CHOICES}
+_SING_OF_LETTER: Final = {SUITS[action.value]: action for action in SINGS}
 
 
 def read_type(action: object) -> str:
@@ -101,8 +110,13 @@ def read_field(kind: str, action: Action | Mapping[str, Any]) -> Action:
         return Action("bid", amount)
     if kind == "pass":
         return PASS
+    if kind == "tute":
+        return TUTE
+    if kind == "exchange":
+        return EXCHANGE
     letter = action.get("suit")
-    choice = _TRUMP_CHOICE_OF_LETTER.get(letter) if isinstance(letter, str) else None
+    by_letter = _SING_OF_LETTER if kind == "sing" else _TRUMP_CHOICE_OF_LETTER
+    choice = by_letter.get(letter) if isinstance(letter, str) else None
     if choice is None:
         raise _not_a_suit(letter)
     return choice
@@ -116,7 +130,7 @@ def _checked(action: Action) -> Action:
     elif kind == "bid":
         if type(value) is not int:
             raise _not_an_amount(value)
-    elif kind == "choose_trump" and (type(value) is not int or not 0 <= value < len(SUITS)):
+    elif kind in ("choose_trump", "sing") and (type(value) is not int or not 0 <= value < len(SUITS)):
         raise _not_a_suit(value)
     return action
 
@@ -133,4 +147,6 @@ def _not_a_suit(letter: object) -> IllegalAction:
     return IllegalAction(Code.INVALID_SUIT, f"{letter!r} is not a suit; suits are O, C, E, B")
 
 
-__all__ = ["ACTION_TYPES", "PASS", "PLAYS", "TRUMP_CHOICES", "Action", "read_field", "read_type"]
+__all__ = [
+    "ACTION_TYPES", "EXCHANGE", "PASS", "PLAYS", "SINGS", "TRUMP_CHOICES", "TUTE", "Action", "read_field", "read_type",
+]

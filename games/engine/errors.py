@@ -20,6 +20,7 @@ class Code(StrEnum):
     BID_TOO_LOW = "bid_too_low"
     INVALID_BID = "invalid_bid"
     INVALID_SUIT = "invalid_suit"
+    CANNOT_DECLARE = "cannot_declare"
     UNKNOWN_VARIANT = "unknown_variant"
     INVALID_OPTION = "invalid_option"
 

@@ -22,7 +22,15 @@ from typing import Any, NamedTuple
 from .actions import PASS, PLAYS, TRUMP_CHOICES, Action, read_field, read_type
 from .auction import MAX_BID, bid_amounts, check_bid, record_bid
 from .cards import CODES, POINTS, SUITS, cards_of
-from .declarations import declare_tute
+from .declarations import (
+    DECLARED_CANTO,
+    DECLARED_EXCHANGE,
+    declarations,
+    declare_tute,
+    exchange,
+    next_declarer,
+    sing_suit,
+)
 from .errors import Code, IllegalAction
 from .fair_deals import deck_for
 from .fair_deals import first_dealer as fair_first_dealer
@@ -33,7 +41,12 @@ from .variants import rules_for
 
 _SYSTEM_RANDOM = secrets.SystemRandom()
 #: The types of action each phase allows.
-_EXPECTED = {"auction": ("bid", "pass"), "trump_choice": ("choose_trump",), "play": ("play",)}
+_EXPECTED = {
+    "auction": ("bid", "pass"),
+    "trump_choice": ("choose_trump",),
+    "play": ("play",),
+    "declare": ("sing", "tute", "exchange", "pass"),
+}
 #: Every bid the auctions allow, by its amount.
 _BIDS = tuple(Action("bid", amount) for amount in range(MAX_BID + 1))
 
@@ -122,6 +135,8 @@ def legal_actions(state: State, seat: int | None = None) -> list[dict[str, Any]]
         return [PLAYS[c].to_json() for c in cards_of(legal_cards(state))]
     if state.phase == "auction":
         return [PASS.to_json(), *[_BIDS[a].to_json() for a in bid_amounts(state, state.rules)]]
+    if state.phase == "declare":  # C10m
+        return [*(a.to_json() for a in declarations(state, state.turn)), PASS.to_json()]
     return [choice.to_json() for choice in TRUMP_CHOICES]
 
 
@@ -160,6 +175,8 @@ def _act(state: State, seat: int, action: Action | Mapping[str, Any], events: Lo
         play_card(state, value, events)
     elif kind == "choose_trump":
         _choose_trump(state, value, events)
+    elif state.phase == "declare":
+        _declare(state, kind, value, events)
     else:
         _bid(state, value, kind, events)
 
@@ -197,6 +214,48 @@ def _choose_trump(state: State, suit: int, events: Log) -> None:
     state.lead = state.turn
     if events is not None:
         events.append({"type": "trump_chosen", "seat": state.turn, "data": {"suit": SUITS[suit]}})
+
+
+def _declare(state: State, kind: str, suit: int, events: Log) -> None:
+    """C10m: the seat to declare sings a suit, declares tute, exchanges (D4) or passes."""
+    seat = state.turn
+    if kind == "pass":
+        state.declaring, state.declared = state.declaring[1:], 0
+        if events is not None:
+            events.append({"type": "pass", "seat": seat, "data": {}})
+        next_declarer(state, events)
+        return
+    action = Action(kind, suit)
+    if action not in declarations(state, seat):
+        raise IllegalAction(Code.CANNOT_DECLARE, _cannot_declare(state, action), rule="C10m")
+    if kind == "tute":
+        declare_tute(state, seat, events, declared=True)
+        state.declaring, state.declared = [], 0
+        _finish_hand(state, state.rules, events)
+        return
+    if kind == "sing":
+        sing_suit(state, seat, suit, events)
+    else:
+        exchange(state, seat, events, declared=True)
+        state.declared |= DECLARED_EXCHANGE
+    next_declarer(state, events)
+
+
+def _cannot_declare(state: State, action: Action) -> str:
+    kind, suit = action
+    if kind == "sing":
+        if state.sung >> suit & 1:
+            return f"{SUITS[suit]} has been sung this hand (C7)"
+        if state.declared & DECLARED_CANTO:
+            return "one canto per player per won trick (C8)"
+        return f"seat {state.turn} does not hold the king and the knight of {SUITS[suit]} (C7)"
+    if kind == "tute":
+        if not state.rules.tute:
+            return f"no tute in {state.variant} (C9)"
+        return f"seat {state.turn} holds neither the four kings nor the four knights (C9)"
+    if state.declared & DECLARED_EXCHANGE:
+        return "one exchange per won trick (D4)"
+    return "no exchange now (D4): the 7 of trump goes for a face-up 1, 3, 12, 11 or 10, the 2 for a 4 to 7"
 
 
 def _bid(state: State, amount: int, kind: str, events: Log) -> None:
@@ -257,6 +316,7 @@ def _start_hand(state: State, rules: Rules, events: Log) -> None:
     state.sung, state.cantos, state.tute = 0, [], None
     state.bids, state.passed, state.auction_turns = [], 0, 0
     state.high_bid, state.high_bidder, state.soloist = 0, -1, -1
+    state.declaring, state.declared = [], 0
     rules.deal(state, deck)
     mano = (state.dealer + 1) % n
     state.phase = "auction" if rules.auction else "play"

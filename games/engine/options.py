@@ -58,7 +58,8 @@ def _players(rule: str) -> Option:
 
 
 _DECLARATIONS = Option(
-    "declarations", "auto", ("auto",), "C10", "the table declares cantos, tute and exchanges"
+    "declarations", "auto", ("auto", "manual"), "C10",
+    "auto: the table declares cantos, tute and exchanges (C10); manual: the entitled player does (C10m)",
 )
 _TUTE_ON_DEAL = Option(
     "tute_on_deal", False, (False, True), "C9", "a tute held from the deal wins before the first trick"

@@ -5,23 +5,34 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .actions import PASS, Action
-from .cards import parse
+from .actions import EXCHANGE, PASS, SINGS, TUTE, Action
+from .cards import SUITS, parse
 from .game import Step, _act, _create, _start_hand, new_match, push
 from .state import Event, State
 from .views import table
 
-#: The events that record a player's action, and the action each one records.
-_ACTION_OF_EVENT: dict[str, Callable[[dict[str, Any]], Action]] = {
+#: The events that record a player's action, and the action each one records. A canto, a tute or an
+#: exchange records one only when the player declared it (``"declared": true``, C10m), not the table (C10);
+#: a pass is an auction's or a declaration turn's.
+_ACTION_OF_EVENT: dict[str, Callable[[dict[str, Any]], Action | None]] = {
     "card_played": lambda data: Action.from_json({"type": "play", "card": data["card"]}),
     "bid": lambda data: Action.from_json({"type": "bid", "amount": data["amount"]}),
     "pass": lambda data: PASS,
     "trump_chosen": lambda data: Action.from_json({"type": "choose_trump", "suit": data["suit"]}),
+    "canto": lambda data: SINGS[SUITS.index(data["suit"])] if data.get("declared") else None,
+    "tute": lambda data: TUTE if data.get("declared") else None,
+    "exchange": lambda data: EXCHANGE if data.get("declared") else None,
 }
 
 
 def _actions(events: Iterable[Event]) -> list[tuple[int, Action]]:
-    return [(e["seat"], _ACTION_OF_EVENT[e["type"]](e["data"])) for e in events if e["type"] in _ACTION_OF_EVENT]
+    found = []
+    for event in events:
+        read = _ACTION_OF_EVENT.get(event["type"])
+        action = read(event["data"]) if read is not None else None
+        if action is not None:
+            found.append((event["seat"], action))
+    return found
 
 
 def actions_of(events: Iterable[Event]) -> list[tuple[int, dict[str, Any]]]:

@@ -45,6 +45,8 @@ def from_json(data: dict[str, Any]) -> State:
         data = {**data, "last_winner": data["lead"] if data["last_trick"] else -1}
     if "fair_deals" not in data:  # a snapshot written before C12v dealt without a key
         data = {**data, "fair_deals": None}
+    if "declaring" not in data:  # a snapshot written before C10m
+        data = {**data, "declaring": [], "declared": 0}
     state = State.__new__(State)
     for name in _PLAIN:
         setattr(state, name, _copied(data[name]))

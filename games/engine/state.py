@@ -17,7 +17,7 @@ Event = dict[str, Any]
 Log = list[Event] | None
 """Where the functions that change a state record their events; None to simulate without a record."""
 
-PHASES = ("auction", "trump_choice", "play", "over")
+PHASES = ("auction", "trump_choice", "play", "declare", "over")
 
 # Fields holding plain JSON values (ints, strings, lists of ints, dicts of JSON).
 _PLAIN = (
@@ -25,6 +25,7 @@ _PLAIN = (
     "results", "winners", "phase", "turn", "lead", "trick_number", "winning_seat", "trump",
     "last_lead", "last_winner", "taken", "sung_points", "tricks_won", "last_won", "sung", "bids", "passed",
     "auction_turns", "high_bid", "high_bidder", "soloist", "cantos", "tute", "decks", "tricks", "fair_deals",
+    "declaring", "declared",
 )
 # Fields holding one card (-1 for none), a list of cards, or a list of bit sets of cards.
 _CARD = ("trump_card", "face_up", "winning_card")
@@ -78,6 +79,10 @@ class State:
     decks: list[list[int]]  # recorded deals still to be dealt (replays)
     tricks: list[list[Any]]  # [lead, [cards]] of each completed trick of this hand
     fair_deals: dict[str, Any] | None  # C12v: {"key": hex, "seeds": [str | None per seat]}, or None
+    # C10m (declarations: manual): the seats still to declare after the trick just won, the one to act first;
+    # replaced, never changed in place (so copies may share it). [] outside the "declare" phase.
+    declaring: list[int]
+    declared: int  # what the seat to declare did in this turn: DECLARED_CANTO | DECLARED_EXCHANGE bits
     trump_card: int  # the dealer's card shown for trump (CL1, IN1)
     face_up: int  # the face-up card under the stock (D1), -1 once drawn
     winning_card: int
@@ -133,6 +138,8 @@ class Rules(Protocol):
     tute: bool
     seats_from: list[list[int]]  # the seats in playing order from each seat
 
+    manual: bool  # C10m: the entitled players declare (option declarations: manual)
+
     def side_of(self, seat: int) -> int: ...
 
     def seats_of(self, side: int) -> list[int]: ...
@@ -142,6 +149,8 @@ class Rules(Protocol):
     def singers(self, state: State, winner: int) -> list[int]: ...
 
     def after_trick(self, state: State, winner: int, last: bool, events: Log) -> bool: ...
+
+    def after_declarations(self, state: State, winner: int, events: Log) -> None: ...
 
     def score_hand(self, state: State) -> dict[str, Any]: ...
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import CODES, DECK_36, DECK_40, KINGS, KNIGHTS
-from .declarations import EXCHANGEABLE, declare_tute, exchange, sing, sing_table_cantos
+from .declarations import EXCHANGEABLE, declare_tute, exchange, open_declarations, sing, sing_table_cantos
 from .options import OptionValue, player_count
 from .state import Log, State
 
@@ -25,6 +25,7 @@ class Variant:
 
     def __init__(self, options: dict[str, OptionValue]):
         self.options = options
+        self.manual = options.get("declarations") == "manual"  # C10m: the players declare
         self.players = player_count(self.name, options)
         self.sides = 2 if self.pairs else self.players
         self.deck = DECK_36 if self.players == 3 else DECK_40  # C1, CB1, SU1, IN1
@@ -59,7 +60,13 @@ class Variant:
         """Declarations after a trick (C10); True when a tute ended the hand."""
         if last:
             return False  # C8: never after the last trick
+        if self.manual:
+            open_declarations(state, self.singers(state, winner), events)  # C10m
+            return False
         return declare(state, self.singers(state, winner), self.tute, events)
+
+    def after_declarations(self, state: State, winner: int, events: Log) -> None:
+        """What follows the players' declarations after a trick (C10m): nothing but in ``dos``."""
 
     # -- scoring ----------------------------------------------------------------------
     def side_points(self, state: State) -> list[int]:
@@ -144,6 +151,10 @@ class Dos(GamesVariant):
 
     def after_trick(self, state: State, winner: int, last: bool, events: Log) -> bool:
         hands = state.hands
+        if self.manual:  # C10m: the winner declares, then draws (D4, D5)
+            if state.face_up >= 0 or self.options["cantos_in_arrastre"] and not last:
+                open_declarations(state, [winner], events)
+            return False
         if state.face_up < 0:  # D3: the arrastre; D5: declarations only with cantos_in_arrastre
             return bool(self.options["cantos_in_arrastre"]) and not last and declare(state, [winner], True, events)
         if hands[winner] & EXCHANGEABLE[state.trump]:
@@ -152,7 +163,16 @@ class Dos(GamesVariant):
         may_declare = hand & hand >> 1 & KNIGHTS or hand & KINGS == KINGS or hand & KNIGHTS == KNIGHTS
         if may_declare and declare(state, [winner], True, events):  # D5
             return True
-        # D2: the winner draws first, then the loser; the face-up card is the last one drawn.
+        self.draw(state, winner, events)
+        return False
+
+    def after_declarations(self, state: State, winner: int, events: Log) -> None:
+        if state.face_up >= 0:
+            self.draw(state, winner, events)  # D4, D5: the declarations come before the draw
+
+    def draw(self, state: State, winner: int, events: Log) -> None:
+        """D2: the winner draws first, then the loser; the face-up card is the last one drawn."""
+        hands = state.hands
         stock, loser = state.stock, 1 - winner
         card = stock.pop()
         hands[winner] |= 1 << card
@@ -164,7 +184,6 @@ class Dos(GamesVariant):
             state.seen[loser] |= 1 << card
         hands[loser] |= 1 << card
         _log_draw(events, loser, card, face_up)
-        return False
 
 
 def _log_draw(events: Log, seat: int, card: int, face_up: bool) -> None:

@@ -92,6 +92,9 @@ ACTIONS = [
     OpenApiExample("Bid", value={"type": "bid", "amount": 75}, request_only=True),
     OpenApiExample("Pass", value={"type": "pass"}, request_only=True),
     OpenApiExample("Choose trump", value={"type": "choose_trump", "suit": "E"}, request_only=True),
+    OpenApiExample("Sing (declarations: manual)", value={"type": "sing", "suit": "O"}, request_only=True),
+    OpenApiExample("Declare tute (declarations: manual)", value={"type": "tute"}, request_only=True),
+    OpenApiExample("Exchange (declarations: manual, dos)", value={"type": "exchange"}, request_only=True),
 ]
 ACTION_ERRORS = [
     OpenApiExample(

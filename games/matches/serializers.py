@@ -49,6 +49,25 @@ class ChooseTrumpActionSerializer(serializers.Serializer):
     suit = serializers.ChoiceField(choices=SUIT_CHOICES)
 
 
+class SingActionSerializer(serializers.Serializer):
+    """With `declarations: manual` (docs/RULES.md C10m): sing the king and the knight of `suit` (C7)."""
+
+    type = serializers.ChoiceField(choices=["sing"])
+    suit = serializers.ChoiceField(choices=SUIT_CHOICES)
+
+
+class TuteActionSerializer(serializers.Serializer):
+    """With `declarations: manual` (docs/RULES.md C10m): the four kings or the four knights win the hand (C9)."""
+
+    type = serializers.ChoiceField(choices=["tute"])
+
+
+class ExchangeActionSerializer(serializers.Serializer):
+    """With `declarations: manual` in `dos` (docs/RULES.md C10m): the 7 or the 2 of trump for the face-up card (D4)."""
+
+    type = serializers.ChoiceField(choices=["exchange"])
+
+
 ACTION = PolymorphicProxySerializer(
     component_name="Action",
     serializers={
@@ -56,6 +75,9 @@ ACTION = PolymorphicProxySerializer(
         "bid": BidActionSerializer,
         "pass": PassActionSerializer,
         "choose_trump": ChooseTrumpActionSerializer,
+        "sing": SingActionSerializer,
+        "tute": TuteActionSerializer,
+        "exchange": ExchangeActionSerializer,
     },
     resource_type_field_name="type",
 )
@@ -82,6 +104,9 @@ ACTION_REQUEST = PolymorphicProxySerializer(
         "bid": _with_expected_seq(BidActionSerializer, "BidActionRequest"),
         "pass": _with_expected_seq(PassActionSerializer, "PassActionRequest"),
         "choose_trump": _with_expected_seq(ChooseTrumpActionSerializer, "ChooseTrumpActionRequest"),
+        "sing": _with_expected_seq(SingActionSerializer, "SingActionRequest"),
+        "tute": _with_expected_seq(TuteActionSerializer, "TuteActionRequest"),
+        "exchange": _with_expected_seq(ExchangeActionSerializer, "ExchangeActionRequest"),
     },
     resource_type_field_name="type",
 )
@@ -96,7 +121,7 @@ class ActionInputSerializer(serializers.Serializer):
     suit = JSONString(required=False, max_length=MAX_CODE_LENGTH, trim_whitespace=False)
     expected_seq = JSONInteger(required=False, min_value=0, max_value=MAX_SEQ)
 
-    _NEEDS = {"play": "card", "bid": "amount", "choose_trump": "suit"}
+    _NEEDS = {"play": "card", "bid": "amount", "choose_trump": "suit", "sing": "suit"}
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         needed = self._NEEDS.get(attrs["type"])
@@ -406,6 +431,14 @@ def _cards(help_text: str = "", allow_null: bool = False) -> serializers.ListFie
     return serializers.ListField(child=serializers.CharField(), help_text=help_text, allow_null=allow_null)
 
 
+def _declared() -> serializers.BooleanField:
+    return serializers.BooleanField(
+        required=False,
+        help_text="true when the player declared it (`declarations: manual`, C10m): it records their action; "
+        "absent when the table declared it (C10).",
+    )
+
+
 _EVENT_DATA: dict[str, type[serializers.Serializer]] = {
     "hand_started": _data(
         "HandStartedData",
@@ -439,10 +472,16 @@ _EVENT_DATA: dict[str, type[serializers.Serializer]] = {
             "suit": serializers.ChoiceField(choices=SUIT_CHOICES),
             "points": serializers.IntegerField(),
             "cards": _cards("The king and the knight sung."),
+            "declared": _declared(),
         },
     ),
-    "tute": _data("TuteData", {"kind": serializers.ChoiceField(choices=["kings", "knights"]), "cards": _cards()}),
-    "exchange": _data("ExchangeData", {"gave": serializers.CharField(), "took": serializers.CharField()}),
+    "tute": _data(
+        "TuteData",
+        {"kind": serializers.ChoiceField(choices=["kings", "knights"]), "cards": _cards(), "declared": _declared()},
+    ),
+    "exchange": _data(
+        "ExchangeData", {"gave": serializers.CharField(), "took": serializers.CharField(), "declared": _declared()}
+    ),
     "draw": _data(
         "DrawData",
         {
@@ -498,7 +537,10 @@ _EVENT_DATA: dict[str, type[serializers.Serializer]] = {
         "TurnTimedOutData",
         {
             "turn_seconds": serializers.IntegerField(),
-            "action": ActionField(help_text="The level-2 move played for the seat; its events follow."),
+            "action": ActionField(
+                help_text="The level-2 move played for the seat (a pass in a declaration turn, C10m); its events "
+                "follow."
+            ),
         },
     ),
     # Not the engine's: a registered bot's reply was replaced by the level-2 move whose events follow.

@@ -1,6 +1,6 @@
 """Turn clocks (``turn_seconds``, a room's table option): a human whose time runs out at a table with
-other humans gets the stand-in move played for them, after an event ``turn_timed_out`` (M2). One
-human against bots is never timed (M3)."""
+other humans gets the stand-in move played for them, after an event ``turn_timed_out`` (M2), or a pass
+when the turn was a declaration (C10m). One human against bots is never timed (M3)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from games.matches.models import Match, MatchStatus, Seat
 from games.matches.services import event_append, match_act
 
 from .models import Table
-from .standin import stand_in_action
+from .standin import timed_out_action
 from .tables import timings_of, with_humans
 
 
@@ -47,7 +47,7 @@ def turn_clock_expire(*, match_id: UUID | str, seq: int, now: datetime | None = 
     seat = Seat.objects.filter(match=match, number=match.turn).select_related("player").first()
     if seat is None or seat.player is None:
         return False  # a bot's turn: the bots play it
-    action = stand_in_action(match, records.state_of(match), match.turn)
+    action = timed_out_action(match, records.state_of(match), match.turn)
     data = {"turn_seconds": timing.turn_seconds, "action": action}
     event_append(match, {"type": "turn_timed_out", "seat": match.turn, "data": data}, now)
     match_act(player=seat.player, match_id=match.id, action=action, expected_seq=match.seq, stand_in=True)

@@ -24,5 +24,18 @@ def turn_random(match: Match, seq: int, salt: object) -> random.Random:
 
 
 def stand_in_action(match: Match, state: engine.State, seat: int) -> dict[str, Any]:
-    """The move played for ``seat``, which is to act at ``match.seq``."""
+    """The move played for ``seat``, which is to act at ``match.seq`` (in a declaration turn, C10m, the
+    built-in bot declares as the table would)."""
     return choose_action(STAND_IN_LEVEL, engine.view(state, seat), turn_random(match, match.seq, "stand-in"))
+
+
+#: What a turn clock that runs out on a declaration plays (RULES.md C10m).
+DECLARATION_TIMED_OUT: dict[str, Any] = {"type": "pass"}
+
+
+def timed_out_action(match: Match, state: engine.State, seat: int) -> dict[str, Any]:
+    """The move played for a human whose turn clock ran out: a pass in a declaration turn (C10m: the
+    player declares nothing more), the stand-in move otherwise."""
+    if state.phase == "declare":
+        return dict(DECLARATION_TIMED_OUT)
+    return stand_in_action(match, state, seat)

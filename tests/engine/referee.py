@@ -2,7 +2,8 @@
 against RULES.md, written again here with card codes (no code of ``games/engine`` is used).
 
 It knows every hand from the deal, so it can say which trick each card wins, which cantos, tutes,
-exchanges and draws the table must declare (C8–C10, CB3, D2, D4, D5), how the hand scores
+exchanges and draws the table must declare (C8–C10, CB3, D2, D4, D5), or, with ``declarations: manual``,
+who must be asked to declare and what they may declare (C10m), how the hand scores
 (CL4, CB4, SU5, SP3, D6, IN3, C13) and when the match ends (CL5, CB5, SU6, SP3, D6, IN3).
 """
 
@@ -22,6 +23,7 @@ from .helpers import (
 )
 
 TUTE_VARIANTS = ("clasico", "individual", "dos")
+DECLARATION_EVENTS = ("canto", "tute", "exchange", "pass")
 AUCTION_VARIANTS = ("subastado", "subastado_parejas")
 
 
@@ -40,6 +42,7 @@ class Referee:
         self.hands_played = 0
         self.hand: dict[str, Any] = {}
         self.winners: list[int] | None = None
+        self.manual = options.get("declarations") == "manual" and variant != "cabron"  # C10m
 
     # -- what the tests ask ---------------------------------------------------------------
     def side(self, seat: int) -> int:
@@ -63,6 +66,10 @@ class Referee:
     # -- the log --------------------------------------------------------------------------
     def feed(self, event: dict[str, Any]) -> None:
         kind = event["type"]
+        if self.hand.get("declaring") and not self.pending:  # C10m: a seat's declaration turn
+            assert kind in DECLARATION_EVENTS, f"{kind} during a declaration turn: {event}"
+            self._declared(kind, event["seat"], event["data"])
+            return
         if self.pending:
             want = self.pending.pop(0)
             assert event == want, f"expected {want}, got {event}"
@@ -126,6 +133,8 @@ class Referee:
             "high": 0,
             "bidder": None,
             "soloist": None,
+            "declaring": [],  # C10m: the seats still to be asked, the one asked first
+            "declared": set(),  # what the seat asked did in its turn: "canto", "exchange"
         }
         self.expect = ["bid", "pass"] if self.variant in AUCTION_VARIANTS else ["card_played"]
         if self.options.get("tute_on_deal") and self.variant in TUTE_VARIANTS:  # C9: before the first trick
@@ -210,6 +219,9 @@ class Referee:
         h["turn"] = h["lead"] = winner
         if last:
             assert not any(h["hands"])
+        if self.manual:
+            self._open_declarations(winner, last)
+            return
         self._declarations(winner, trick, last)
         if not self.pending:
             self._after_declarations()
@@ -263,6 +275,107 @@ class Referee:
                     return
         for seat in singers:
             self._sing(seat)
+
+    # -- C10m: the players declare --------------------------------------------------------------
+    def declaration_actions(self, seat: int) -> list[dict[str, Any]]:
+        """What ``seat`` may declare in its turn, pass aside, in the engine's order: sing O, C, E, B, tute, exchange."""
+        h = self.hand
+        hand = h["hands"][seat]
+        out: list[dict[str, Any]] = []
+        if "canto" not in h["declared"]:  # C8: one canto per won trick
+            out += [
+                {"type": "sing", "suit": s}
+                for s in SUITS
+                if s + "12" in hand and s + "11" in hand and s not in h["sung_suits"]
+            ]
+        if self.variant in TUTE_VARIANTS and any({s + r for s in SUITS} <= hand for r in ("12", "11")):  # C9
+            out.append({"type": "tute"})
+        if "exchange" not in h["declared"] and self._exchange_give(seat) is not None:  # D4
+            out.append({"type": "exchange"})
+        return out
+
+    def _open_declarations(self, winner: int, last: bool) -> None:
+        h = self.hand
+        v = self.variant
+        if v == "dos":
+            stock = h["face_up"] is not None
+            seats = [winner] if stock or (self.options["cantos_in_arrastre"] and not last) else []  # D4, D5
+        elif last:
+            seats = []  # C8: never after the last trick
+        elif v == "clasico":
+            seats = [winner, (winner + 2) % 4]  # CL3: the winner first
+        elif v == "subastado":
+            seats = [winner] if winner == h["soloist"] else []  # SU4
+        elif v == "subastado_parejas":
+            seats = [winner, (winner + 2) % 4] if winner % 2 == h["soloist"] % 2 else []  # SP2
+        else:
+            seats = [winner]  # IN2
+        h["declaring"], h["declared"] = seats, set()
+        self._next_declarer()
+
+    def _next_declarer(self) -> None:
+        """C10m: a seat with nothing to declare is never asked; then the winner draws (D2) and leads."""
+        h = self.hand
+        while h["declaring"]:
+            if self.declaration_actions(h["declaring"][0]):
+                h["turn"] = h["declaring"][0]
+                return
+            h["declaring"], h["declared"] = h["declaring"][1:], set()
+        h["turn"] = h["lead"]
+        if self.stock_phase:
+            self._draw(h["lead"])
+        if not self.pending:
+            self._after_declarations()
+
+    def _declared(self, kind: str, seat: int, data: dict[str, Any]) -> None:
+        h = self.hand
+        assert seat == h["turn"] == h["declaring"][0], f"{kind} by seat {seat}, asked: {h['declaring']}"
+        allowed = self.declaration_actions(seat)
+        if kind == "pass":
+            assert data == {}
+            h["declaring"], h["declared"] = h["declaring"][1:], set()
+        elif kind == "canto":
+            s = data["suit"]
+            assert {"type": "sing", "suit": s} in allowed, f"C10m: seat {seat} may not sing {s}: {allowed}"
+            value = 40 if s == h["trump"] else 20
+            assert data == {"suit": s, "points": value, "cards": [s + "12", s + "11"], "declared": True}
+            h["sung_suits"].add(s)
+            h["sung"][seat] += value
+            h["declared"].add("canto")
+        elif kind == "tute":
+            assert {"type": "tute"} in allowed
+            hand = h["hands"][seat]
+            r = "12" if {s + "12" for s in SUITS} <= hand else "11"
+            four = [s + r for s in SUITS]
+            assert data == {"kind": "kings" if r == "12" else "knights", "cards": four, "declared": True}
+            h["tute"] = seat
+            h["declaring"] = []
+            h["over"] = True
+            h["turn"] = None
+            self.expect = ["hand_finished"]
+            return
+        else:
+            assert {"type": "exchange"} in allowed
+            give, up = self._exchange_give(seat), h["face_up"]
+            assert data == {"gave": give, "took": up, "declared": True}
+            h["hands"][seat].remove(give)
+            h["hands"][seat].add(up)
+            h["face_up"] = give
+            h["declared"].add("exchange")
+        self._next_declarer()
+
+    def _exchange_give(self, seat: int) -> str | None:
+        """D4: the card ``seat`` may give for the face-up one, or None."""
+        h = self.hand
+        up = h["face_up"]
+        if self.variant != "dos" or up is None:
+            return None
+        give = None
+        if rank(up) in ("1", "3", "12", "11", "10"):
+            give = h["trump"] + "7"
+        elif rank(up) in ("4", "5", "6", "7"):
+            give = h["trump"] + "2"
+        return give if give is not None and give in h["hands"][seat] else None
 
     def _tute(self, seat: int) -> bool:
         hand = self.hand["hands"][seat]

@@ -38,6 +38,9 @@ CASES = [
     ("dos", {"hand_size": 6, "cantos_in_arrastre": True}),
     ("individual", {"players": 3}),
     ("individual", {"players": 4}),
+    ("clasico", {"declarations": "manual"}),
+    ("dos", {"declarations": "manual"}),
+    ("dos", {"hand_size": 6, "cantos_in_arrastre": True, "declarations": "manual"}),
     ("subastado_parejas", {}),
 ]
 
@@ -100,7 +103,7 @@ def test_every_legal_action_round_trips_through_action(case: tuple[str, dict[str
 
 
 def test_action_types_are_what_legal_actions_ever_produces() -> None:
-    assert ACTION_TYPES == ("play", "bid", "pass", "choose_trump")
+    assert ACTION_TYPES == ("play", "bid", "pass", "choose_trump", "sing", "tute", "exchange")
     produced = set()
     for variant, options in CASES:
         for seed in range(3):

@@ -130,7 +130,7 @@ def test_match_not_active() -> None:
 @pytest.mark.parametrize(
     "action",
     [
-        {"type": "sing"},
+        {"type": "fold"},
         {"type": None},
         {},
         {"card": "O1"},

@@ -140,6 +140,16 @@ def check_turn(state: State, ref: Referee) -> None:
         assert _refused(state, seat, {"type": "bid", "amount": max(235, start)}).code in ("invalid_bid", "bid_too_low")
         assert _refused(state, seat, {"type": "bid", "amount": str(start)}).code == "invalid_action"
         assert _refused(state, seat, {"type": "play", "card": "O1"}).code == "action_not_allowed_now"
+    elif state.phase == "declare":  # C10m
+        assert actions == [*ref.declaration_actions(seat), {"type": "pass"}]
+        for s in SUITS:
+            if {"type": "sing", "suit": s} not in actions:
+                assert _refused(state, seat, {"type": "sing", "suit": s}).code == "cannot_declare"
+        for kind in ("tute", "exchange"):
+            if {"type": kind} not in actions:
+                assert _refused(state, seat, {"type": kind}).code == "cannot_declare"
+        assert _refused(state, seat, {"type": "sing", "suit": "X"}).code == "invalid_suit"
+        assert _refused(state, seat, {"type": "play", "card": "O1"}).code == "action_not_allowed_now"
     else:
         assert actions == [{"type": "choose_trump", "suit": s} for s in SUITS]
         assert _refused(state, seat, {"type": "choose_trump", "suit": "X"}).code == "invalid_suit"
@@ -286,3 +296,24 @@ def test_random_individual_matches(seed: int, players: int, games: int, tute_on_
 @given(seed=SEEDS, step=st.sampled_from([5, 10]), min_bid=st.sampled_from([50, 60, 70]))
 def test_random_subastado_parejas_matches(seed: int, step: int, min_bid: int) -> None:
     play_match("subastado_parejas", {"bid_step": step, "min_bid": min_bid}, seed)
+
+
+# -- C10m: the same matches with the players declaring ---------------------------------------------
+
+
+@given(
+    seed=SEEDS,
+    variant=st.sampled_from(["clasico", "individual", "subastado", "subastado_parejas"]),
+    tute_on_deal=st.booleans(),
+)
+def test_C10m_random_manual_matches_follow_the_referee(seed: int, variant: str, tute_on_deal: bool) -> None:
+    options: dict[str, Any] = {"declarations": "manual"}
+    if variant in ("clasico", "individual"):
+        options |= {"games_to_win": 1, "tute_on_deal": tute_on_deal}
+    play_match(variant, options, seed)
+
+
+@given(seed=SEEDS, size=st.sampled_from([8, 6]), arrastre=st.booleans())
+def test_C10m_random_manual_dos_matches_follow_the_referee(seed: int, size: int, arrastre: bool) -> None:
+    options = {"declarations": "manual", "hand_size": size, "games_to_win": 2, "cantos_in_arrastre": arrastre}
+    play_match("dos", options, seed)

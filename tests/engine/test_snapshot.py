@@ -15,6 +15,8 @@ CASES = [
     ("dos", {"hand_size": 6}),
     ("individual", {"players": 4}),
     ("subastado_parejas", {}),
+    ("dos", {"declarations": "manual"}),
+    ("clasico", {"declarations": "manual"}),
 ]
 
 
@@ -39,3 +41,9 @@ def test_states_are_equal_when_their_snapshots_are(variant: str, options: dict[s
     state.hands = [*state.hands[:-1], state.hands[-1] ^ 1]
     assert state != states[-1] and to_json(state) != to_json(states[-1])
     assert state != "a state"
+
+
+def test_C10m_a_snapshot_written_before_manual_declarations_reads_with_no_declaration_turn() -> None:
+    state = new_match("clasico", {}, seed=4).state
+    old = {k: v for k, v in to_json(state).items() if k not in ("declaring", "declared")}
+    assert from_json(old) == state

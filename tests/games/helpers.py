@@ -28,6 +28,8 @@ SHORT_MATCHES: list[tuple[str, dict[str, Any]]] = [
     ("individual", {"players": 3, "games_to_win": 1}),
     ("individual", {"players": 4, "games_to_win": 1}),
     ("subastado_parejas", {"target": 500}),
+    ("clasico", {"games_to_win": 1, "declarations": "manual"}),  # C10m: the players declare
+    ("dos", {"games_to_win": 1, "declarations": "manual"}),
 ]
 
 
@@ -36,7 +38,7 @@ def seats_of(variant: str, options: dict[str, Any]) -> int:
 
 
 def short_id(variant: str, options: dict[str, Any]) -> str:
-    return variant + "".join(f"-{k}{v}" for k, v in options.items() if k == "players" or k == "hand_size")
+    return variant + "".join(f"-{k}{v}" for k, v in options.items() if k in ("players", "hand_size", "declarations"))
 
 
 class Api:
