@@ -56,8 +56,12 @@ def match_create(
     options: dict[str, Any] | None = None,
     seed: int | None = None,
     seats: list[Any],
+    first_dealer: int | None = None,
 ) -> Membership:
-    """A new match; it starts at once when no seat is open, else waits for players to join."""
+    """A new match; it starts at once when no seat is open, else waits for players to join.
+
+    ``first_dealer``: the seat that deals first (the service's own matches, such as the ladder's,
+    L1); drawn at random otherwise (C11). Not an option of the API."""
     try:
         checked = engine.validate_options(variant, options)
     except engine.EngineError as exc:
@@ -91,7 +95,7 @@ def match_create(
     match.seating = records.seating_of(rows)
     match.save(force_insert=True)
     Seat.objects.bulk_create(rows)
-    state = _match_start(match) if "open" not in specs else None
+    state = _match_start(match, first_dealer=first_dealer) if "open" not in specs else None
     return Membership(match, records.seat_in(match.seating, player.pk), state)
 
 
@@ -315,9 +319,9 @@ def _seat_specs(seats: list[Any], players: int, variant: str) -> list[str]:
     return specs
 
 
-def _match_start(match: Match) -> engine.State:
+def _match_start(match: Match, *, first_dealer: int | None = None) -> engine.State:
     """Deal the first hand (every seat is filled)."""
-    step = engine.new_match(match.variant, match.options, seed=match.seed)
+    step = engine.new_match(match.variant, match.options, seed=match.seed, first_dealer=first_dealer)
     match.status = MatchStatus.ACTIVE
     match.started_at = timezone.now()
     moves_record(match, step.state, step.events)
