@@ -3,19 +3,23 @@ made later, the best scores and their leaderboard, and ladder matches are ordina
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
+from unittest import mock
 
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import connection, connections
 from django.test import TestCase, override_settings
 from django.utils import timezone
 
+from games.engine import ladder as rules
 from games.ladder import selectors, services, tasks
 from games.ladder.models import LadderBest, LadderMatch, LadderRun
 from games.matches.models import Match
 from games.matches.services import match_cancel_record
 from games.turns.models import Presence, Table
+from tests import services as tests_services
 from tests.games.helpers import new_player
 from tests.games.openapi import validate
 from tests.http_bots.helpers import register
@@ -178,3 +182,40 @@ def test_L3_a_players_best_score_is_not_lowered_by_a_later_run():
     assert (lost["id"], lost["state"], lost["ended_by"], lost["score"]) == (again["id"], "over", "lost", 0)
     best = LadderBest.objects.get(player=me.player)
     assert (best.score, str(best.run_id)) == (10_000 + MARGINS[0], run["id"])
+
+
+def test_L2_a_tied_match_ends_the_run():
+    me = new_player()
+    with seeded(SEEDS), mock.patch.object(services.rules, "outcome", return_value=rules.Outcome("tied", 0)):
+        run = start(me)
+        play_match(me, run["match"]["id"])
+    over = current(me)
+    assert (over["state"], over["ended_by"], over["streak"], over["score"]) == ("over", "tied", 0, 0)
+    assert over["match"]["result"] == "tied" and len(over["matches"]) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_starts_at_once_leave_one_run_active():
+    if connection.vendor != "postgresql":
+        tests_services.missing("row locks need PostgreSQL (DATABASE_URL); .ci/run sets it")
+    player = new_player().player
+    barrier = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def start_one() -> None:
+        try:
+            barrier.wait(10)
+            services.run_start(player=player)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=start_one) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert not errors
+    runs = LadderRun.objects.filter(player=player)
+    assert sorted(runs.values_list("state", "ended_by")) == [("active", ""), ("over", "abandoned")]
