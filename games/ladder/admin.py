@@ -1,21 +1,24 @@
-"""The ladder in the admin: runs with their matches, and the best scores."""
+"""The ladder in the admin, read-only (the service's records): runs with their matches, and the best
+scores."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 
+from tute_api.admin_views import ReadOnlyMixin
+
 from .models import LadderBest, LadderMatch, LadderRun
 
 
-class LadderMatchInline(admin.TabularInline):  # type: ignore[type-arg]
+class LadderMatchInline(ReadOnlyMixin, admin.TabularInline):  # type: ignore[type-arg]
     model = LadderMatch
     fields = ("number", "match", "level", "dealer", "result", "margin")
-    raw_id_fields = ("match",)
+    readonly_fields = fields
     extra = 0
 
 
 @admin.register(LadderRun)
-class LadderRunAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class LadderRunAdmin(ReadOnlyMixin, admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = ("id", "player", "state", "ended_by", "streak", "margin", "score", "level", "started_at")
     list_filter = ("state", "ended_by")
     search_fields = ("player__username",)
@@ -24,7 +27,7 @@ class LadderRunAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(LadderBest)
-class LadderBestAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class LadderBestAdmin(ReadOnlyMixin, admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = ("player", "score", "streak", "margin", "achieved_at")
     search_fields = ("player__username",)
     raw_id_fields = ("player", "run")
