@@ -113,7 +113,7 @@ class LeaderboardApi(APIView):
         operation_id="ladder_leaderboard",
         summary="The ladder's leaderboard",
         description="Each player's best score (L3), the highest first (the earliest among equals), with its "
-        "streak and when it was scored; paginated.",
+        "streak and when it was scored; paginated. A player is listed once they have won a ladder match.",
         parameters=[LadderPageSerializer],
         responses={
             200: LadderLeaderboardPageSerializer,
