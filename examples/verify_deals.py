@@ -35,7 +35,8 @@ def main(path):
         failed.append("the key does not hash to the commitment")
     if deals["deck_order"] != order:
         failed.append("the record's deck order is not the published one")
-    if record["hands"] and record["hands"][0]["dealer"] != below(stream(key, seeds, "dealer"), len(seeds)):
+    drawn = deals.get("first_dealer", "drawn") == "drawn"  # "fixed": the rules chose it (a ladder match)
+    if drawn and record["hands"] and record["hands"][0]["dealer"] != below(stream(key, seeds, "dealer"), len(seeds)):
         failed.append("the first dealer is not the one drawn")
     dealt = [(h["number"], h["deck"]) for h in record["hands"]]
     dealt += [(e["data"]["hand"], e["data"]["deck"]) for e in record["events"] if e["type"] == "hand_started"]

@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "games.matches",
     "games.turns",
     "games.rooms",
+    "games.ladder",
 ]
 
 #: Who hears of every committed change of a match (``games.matches.news``), in order: the live
@@ -66,6 +67,7 @@ INSTALLED_APPS = [
 MATCH_LISTENERS = [
     "games.live.channels.match_news",
     "games.turns.dispatch.next_turn",
+    "games.ladder.news.match_ended",
 ]
 
 MIDDLEWARE = [
@@ -295,6 +297,8 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-webhook-turns": {"task": "games.tasks.sweep_webhook_turns", "schedule": 30.0},
     # Disconnect silent seats, cancel matches whose grace ran out, play expired turn clocks (M2).
     "sweep-presence": {"task": "rooms.tasks.sweep_presence", "schedule": PRESENCE_SWEEP_SECONDS},
+    # Advance the ladder runs whose match ended but whose advance was lost (RULES.md L).
+    "sweep-ladder-runs": {"task": "ladder.tasks.sweep_runs", "schedule": 30.0},
     "purge-idempotency-records": {"task": "games.tasks.purge_idempotency_records", "schedule": 3600.0},
 }
 

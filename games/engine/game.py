@@ -104,7 +104,12 @@ def _create(
     seeds = list(client_seeds) or [None] * n
     if deal_key is not None and len(seeds) != n:
         raise ValueError(f"{n} seats need {n} client seeds (None for a seat without one), not {len(seeds)}")
-    state.fair_deals = {"key": deal_key.hex(), "seeds": seeds} if deal_key is not None and seed is None else None
+    state.fair_deals = (
+        # the first dealer drawn from the key (C12v), or fixed by the service's rules (a ladder match, L1)
+        {"key": deal_key.hex(), "seeds": seeds, "first_dealer": "drawn" if first_dealer is None else "fixed"}
+        if deal_key is not None and seed is None
+        else None
+    )
     if first_dealer is None:  # C11: the first dealer is drawn at random
         if seed is not None:
             first_dealer = random.Random(f"{seed}:dealer").randrange(n)

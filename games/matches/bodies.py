@@ -114,6 +114,7 @@ class RecordView:
             "key": match.deal_key,
             "client_seeds": records.seeds_with(match.client_seeds, len(match.seating)),
             "deck_order": engine.fair_deals.deck_order(match.variant, match.options),
+            "first_dealer": ((match.state or {}).get("fair_deals") or {}).get("first_dealer", "drawn"),
         }
 
     @property

@@ -124,7 +124,7 @@ RECORD = OpenApiExample(
         "finished_at": _AT, "hands": [],
         "deals": {"procedure": "tute-deals-v1", "commitment": engine.fair_deals.commitment(_KEY), "key": _KEY.hex(),
                   "client_seeds": ["my lucky numbers 7 12 40", None, None, None],
-                  "deck_order": engine.fair_deals.deck_order("clasico", {})},
+                  "deck_order": engine.fair_deals.deck_order("clasico", {}), "first_dealer": "drawn"},
         "actions": [{"seq": 2, "seat": 1, "action": {"type": "play", "card": "O4"}}],
         "events": [],
     },

@@ -621,6 +621,11 @@ class RecordedDealsSerializer(EngineShape):
         child=serializers.CharField(allow_null=True), help_text="Per seat, the seed its player gave, or null."
     )
     deck_order = _cards("The cards that each deck shuffles, in the order the procedure starts from.")
+    first_dealer = serializers.ChoiceField(
+        choices=["drawn", "fixed"],
+        help_text="`drawn`: the first dealer comes from the key and the seeds, as every deck; `fixed`: the rules "
+        "fix it (a ladder match, L1: the bot deals first), and only the decks are derived.",
+    )
 
 
 # Renders a bodies.RecordView: everything about a match that is over.

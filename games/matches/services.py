@@ -58,9 +58,11 @@ def match_create(
     seats: list[Any],
     public: bool = False,
     client_seed: str | None = None,
+    first_dealer: int | None = None,
 ) -> Membership:
     """A new match; it starts at once when no seat is open, else waits for players to join.
-    ``public``: any player may watch it (M5).
+    ``public``: any player may watch it (M5). ``first_dealer``: the seat that deals first (the service's
+    own matches, such as the ladder's, L1); drawn otherwise (C11, C12v). Not an option of the API.
 
     C12v: a match without a ``seed`` draws its secret deal key and its commitment first of all, before
     it uses anything of the request (the key depends on none of it); the creator's ``client_seed`` is
@@ -106,7 +108,7 @@ def match_create(
     match.seating = records.seating_of(rows)
     match.save(force_insert=True)
     Seat.objects.bulk_create(rows)
-    state = _match_start(match) if "open" not in specs else None
+    state = _match_start(match, first_dealer=first_dealer) if "open" not in specs else None
     return Membership(match, records.seat_in(match.seating, player.pk), state)
 
 
@@ -356,12 +358,14 @@ def _seat_specs(seats: list[Any], players: int, variant: str) -> list[str]:
     return specs
 
 
-def _match_start(match: Match) -> engine.State:
+def _match_start(match: Match, *, first_dealer: int | None = None) -> engine.State:
     """Deal the first hand (every seat is filled): from the seed (C12), or from the deal key and the
-    seats' client seeds (C12v)."""
+    seats' client seeds (C12v); ``first_dealer`` when the service fixes who deals (the ladder, L1)."""
     key = bytes.fromhex(match.deal_key) if match.deal_key else None
     seeds = records.seeds_with(match.client_seeds, len(match.seating)) if key is not None else ()
-    step = engine.new_match(match.variant, match.options, seed=match.seed, deal_key=key, client_seeds=seeds)
+    step = engine.new_match(
+        match.variant, match.options, seed=match.seed, deal_key=key, client_seeds=seeds, first_dealer=first_dealer
+    )
     match.status = MatchStatus.ACTIVE
     match.started_at = timezone.now()
     moves_record(match, step.state, step.events)

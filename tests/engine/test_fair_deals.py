@@ -54,7 +54,7 @@ def test_C12v_a_match_with_a_key_deals_every_deck_and_the_first_dealer_from_it()
     for data in started:
         assert data["deck"] == _codes(fair_deals.deck_for(KEY, ["x", "y"], data["hand"], _order("dos")))
     again = from_json(to_json(state))
-    assert again == state and again.fair_deals == {"key": KEY.hex(), "seeds": ["x", "y"]}
+    assert again == state and again.fair_deals == {"key": KEY.hex(), "seeds": ["x", "y"], "first_dealer": "drawn"}
 
 
 def test_C12v_every_seed_and_the_key_change_the_decks() -> None:
@@ -100,3 +100,21 @@ def test_C12v_the_standalone_script_derives_the_same_decks() -> None:
     seeds = [s or "" for s in SEEDS]
     assert script.below(script.stream(KEY, seeds, "dealer"), 4) == fair_deals.first_dealer(KEY, SEEDS, 4)
     assert "import games" not in SCRIPT.read_text() and "from games" not in SCRIPT.read_text()
+
+
+def test_C12v_a_first_dealer_the_rules_fix_is_recorded_as_fixed_and_the_decks_still_come_from_the_key():
+    from games.engine import new_match
+    from games.matches.management.commands.verify_deals import problems_of
+
+    key = bytes(range(32))
+    drawn = new_match("dos", {}, deal_key=key, client_seeds=[None, None]).state
+    fixed = new_match("dos", {}, deal_key=key, client_seeds=[None, None], first_dealer=1 - drawn.dealer).state
+    assert (drawn.fair_deals or {})["first_dealer"] == "drawn" and (fixed.fair_deals or {})["first_dealer"] == "fixed"
+    deals = {"procedure": "tute-deals-v1", "key": key.hex(), "client_seeds": [None, None],
+             "commitment": fair_deals.commitment(key), "deck_order": fair_deals.deck_order("dos", {})}  # fmt: skip
+    deck = [CODES[c] for c in fair_deals.deck_for(key, ["", ""], 1, [parse(c) for c in deals["deck_order"]])]
+    record = {"variant": "dos", "options": {}, "hands": [{"number": 1, "dealer": fixed.dealer, "deck": deck}],
+              "events": []}  # fmt: skip
+    assert problems_of({**record, "deals": {**deals, "first_dealer": "fixed"}}) == []
+    drawn_record = {**record, "deals": {**deals, "first_dealer": "drawn"}}
+    assert problems_of(drawn_record) == ["the first dealer is not the one drawn"]

@@ -39,7 +39,8 @@ def problems_of(record: Mapping[str, Any]) -> list[str]:
         found.append(f"{len(seeds)} client seeds for {players} seats")
         return found
     hands = record["hands"]
-    if hands and hands[0]["dealer"] != fair_deals.first_dealer(key, seeds, players):
+    drawn = deals.get("first_dealer", "drawn") == "drawn"  # "fixed": the rules chose it (L1)
+    if drawn and hands and hands[0]["dealer"] != fair_deals.first_dealer(key, seeds, players):
         found.append("the first dealer is not the one drawn")
     order_ints = [parse(code) for code in order]
     dealt = [("hand", h["number"], h["deck"]) for h in hands]
