@@ -25,7 +25,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/mypy --strict games/engine games/bots
+	$(BIN)/mypy --strict games/engine games/bots games/ratings/glicko.py games/ratings/pairings.py games/ratings/anchors.py
 
 loadtest: $(STAMP)
 	$(BIN)/python scripts/loadtest.py $(LOADTEST_ARGS)

@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "games.matches",
     "games.turns",
     "games.rooms",
+    "games.ratings",
 ]
 
 #: Who hears of every committed change of a match (``games.matches.news``), in order: the live
@@ -220,6 +221,7 @@ SPECTACULAR_SETTINGS = {
                 "play", "bid", "pass", "choose_trump", "hand_started", "trump_chosen", "card_played",
                 "trick_won", "canto", "tute", "exchange", "draw", "hand_finished", "match_finished",
                 "match_cancelled", "bot_fallback", "seat_disconnected", "seat_reconnected", "turn_timed_out",
+                "ratings_updated",
             )
         },
     },
@@ -229,6 +231,7 @@ SPECTACULAR_SETTINGS = {
         {"name": "matches", "description": "Create, join and play matches; events and records."},
         {"name": "rooms", "description": "Tables with friends: rooms, invite codes, starting matches."},
         {"name": "bots", "description": "Bots over HTTP: register, get turns by polling or by webhook, stats."},
+        {"name": "ratings", "description": "Public profiles and leaderboards: Glicko-2 ratings per variant."},
     ],
 }
 

@@ -13,6 +13,7 @@ api_v1_urlpatterns: list[object] = [
     path("", include("games.live.urls")),
     path("", include("games.turns.urls")),
     path("", include("games.rooms.urls")),
+    path("", include("games.ratings.urls")),
 ]
 
 urlpatterns = [

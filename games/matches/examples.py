@@ -103,7 +103,7 @@ RECORD = OpenApiExample(
         "id": _ID, "variant": "clasico", "options": _VIEW["options"], "seed": 7, "status": "finished", "seq": 58,
         "seats": _SEATS, "scoreboard": [1, 0], "winners": [0], "created_at": _AT, "started_at": _AT,
         "finished_at": _AT, "hands": [], "actions": [{"seq": 2, "seat": 1, "action": {"type": "play", "card": "O4"}}],
-        "events": [],
+        "events": [], "rating_changes": None,
     },
     response_only=True,
 )  # fmt: skip
