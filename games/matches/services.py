@@ -216,7 +216,7 @@ def moves_record(
 ) -> None:
     """Record moves of a locked match: append their events to the log, write the hands, save the
     snapshot in one statement; tell the layers above once it commits (``mover``: the player whose
-    own action it was)."""
+    own action it was). The moves that finish the match also write its ratings (:func:`_ratings_events`)."""
     now = timezone.now()
     if state.status == "finished" and match.status != MatchStatus.FINISHED:
         events = [*events, *_ratings_events(match, state)]

@@ -66,6 +66,8 @@ def test_a_rated_match_rates_its_player_against_the_bots_anchor() -> None:
     record = me.get(f"{url}/record").json()
     validate("Record", record)
     assert record["rating_changes"] == events[-1]["data"]["seats"]
+    replay = me.get(f"{url}/replay", {"seq": events[-1]["seq"]}).json()
+    assert replay["event"]["type"] == "ratings_updated" and replay["engine_events"] == len(events) - 1
 
 
 def test_a_seeded_match_is_counted_but_not_rated() -> None:
