@@ -143,3 +143,13 @@ def test_the_leaderboard_reads_its_partial_index() -> None:
     )
     plan = board[:51].explain()
     assert "rating_leaderboard" in plan and "TEMP B-TREE" not in plan, plan
+
+
+def test_a_registered_bot_has_a_profile_too() -> None:
+    owner = new_player()
+    made = owner.post("/api/v1/bots/", {"name": "profiled-bot", "delivery": "poll"})
+    assert made.status_code == 201, made.content
+    body = new_player().get(f"/api/v1/players/{made.json()['id']}").json()
+    validate("Profile", body)
+    assert body["username"] == "profiled-bot" and body["is_bot"] is True and body["ratings"] == []
+    assert body["matches_played"] == 0 and body["best_ladder_score"] is None
