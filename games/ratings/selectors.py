@@ -14,7 +14,7 @@ from .models import LEADERBOARD_MAX_DEVIATION, Rating
 
 @dataclass(frozen=True)
 class Profile:
-    """A player's public profile: who they are and their ratings, best variant first."""
+    """A player's public profile: who they are and their ratings, by variant name."""
 
     player: Player
     is_bot: bool
