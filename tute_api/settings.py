@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "games.turns",
     "games.rooms",
     "games.ladder",
+    "games.ratings",
 ]
 
 #: Who hears of every committed change of a match (``games.matches.news``), in order: the live
@@ -246,6 +247,7 @@ SPECTACULAR_SETTINGS = {
                 "play", "bid", "pass", "choose_trump", "sing", "hand_started", "trump_chosen", "card_played",
                 "trick_won", "canto", "tute", "exchange", "draw", "hand_finished", "match_finished",
                 "match_cancelled", "bot_fallback", "seat_disconnected", "seat_reconnected", "turn_timed_out",
+                "ratings_updated",
             )
         },
     },
@@ -255,6 +257,7 @@ SPECTACULAR_SETTINGS = {
         {"name": "matches", "description": "Create, join and play matches; events and records."},
         {"name": "rooms", "description": "Tables with friends: rooms, invite codes, starting matches."},
         {"name": "bots", "description": "Bots over HTTP: register, get turns by polling or by webhook, stats."},
+        {"name": "ratings", "description": "Public profiles and leaderboards: Glicko-2 ratings per variant."},
     ],
 }
 

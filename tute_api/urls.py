@@ -14,6 +14,8 @@ api_v1_urlpatterns: list[object] = [
     path("", include("games.turns.urls")),
     path("", include("games.rooms.urls")),
     path("", include("games.ladder.urls")),
+    path("", include("games.ratings.urls")),
+    path("", include("games.profiles.urls")),
 ]
 
 urlpatterns = [

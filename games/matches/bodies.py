@@ -125,6 +125,11 @@ class RecordView:
             for seat, action in engine.actions_of([row.as_engine_event()])
         ]
 
+    @property
+    def rating_changes(self) -> list[dict[str, Any]] | None:
+        """The seats' rating changes of a rated match (its ``ratings_updated`` event), else None."""
+        return next((row.data["seats"] for row in self.record.events if row.type == "ratings_updated"), None)
+
 
 def record_view(record: Record) -> RecordView:
     return RecordView(record, match_view(record.match, None))

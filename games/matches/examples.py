@@ -126,7 +126,7 @@ RECORD = OpenApiExample(
                   "client_seeds": ["my lucky numbers 7 12 40", None, None, None],
                   "deck_order": engine.fair_deals.deck_order("clasico", {}), "first_dealer": "drawn"},
         "actions": [{"seq": 2, "seat": 1, "action": {"type": "play", "card": "O4"}}],
-        "events": [],
+        "events": [], "rating_changes": None,
     },
     response_only=True,
 )  # fmt: skip

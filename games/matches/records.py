@@ -25,9 +25,9 @@ def state_of(match: Match) -> State:
 
 
 #: The events the service writes to the log itself, which the engine neither produces nor counts:
-#: presence, the turn clock, a bot's fallback marker, a cancellation.
+#: presence, the turn clock, a bot's fallback marker, a cancellation, a rated match's rating changes.
 SERVICE_EVENTS = frozenset(
-    {"seat_disconnected", "seat_reconnected", "turn_timed_out", "bot_fallback", "match_cancelled"}
+    {"seat_disconnected", "seat_reconnected", "turn_timed_out", "bot_fallback", "match_cancelled", "ratings_updated"}
 )
 
 

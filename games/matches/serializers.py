@@ -423,6 +423,17 @@ class VariantSerializer(OutputSerializer):
 # -- events -------------------------------------------------------------------------------------
 
 
+# A seat's rating change in a rated match (games.ratings.services), as stored in its ratings_updated event.
+class RatingChangeSerializer(EngineShape):
+    seat = serializers.IntegerField()
+    player = serializers.UUIDField(allow_null=True, help_text="The player or registered bot; null for a built-in bot.")
+    bot = serializers.CharField(allow_null=True, help_text="A built-in bot's level, whose rating is fixed.")
+    rating_before = serializers.FloatField()
+    rating = serializers.FloatField(help_text="The Glicko-2 rating after the match.")
+    change = serializers.FloatField(help_text="`rating` - `rating_before`; 0 for a built-in bot.")
+    deviation = serializers.FloatField(help_text="The rating deviation after the match.")
+
+
 def _data(name: str, fields: dict[str, serializers.Field]) -> type[serializers.Serializer]:
     return type(name, (serializers.Serializer,), dict(fields))
 
@@ -552,6 +563,11 @@ _EVENT_DATA: dict[str, type[serializers.Serializer]] = {
             "level": serializers.CharField(help_text="The built-in level that played instead: level-2."),
         },
     ),
+    # Not the engine's (games/ratings): the rating changes of a rated match, right after its match_finished.
+    "ratings_updated": _data(
+        "RatingsUpdatedData",
+        {"seats": RatingChangeSerializer(many=True, help_text="Every seat, in seat order (docs/ratings.md).")},
+    ),
 }
 
 
@@ -655,6 +671,12 @@ class RecordSerializer(OutputSerializer):
         child=AnyEventField(),
         help_text="Every event unredacted: `hand_started` carries the deck, every hand and the stock.",
         source="record.events",
+    )
+    rating_changes = RatingChangeSerializer(
+        many=True,
+        allow_null=True,
+        help_text="Each seat's rating change (the `ratings_updated` event's), or null for a match not rated "
+        "(docs/ratings.md).",
     )
 
 

@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from games import engine
 from games.bots import LEVELS
+from games.ratings.services import Sitter, is_rated, ratings_record
 from players.models import Bot, Player
 from players.selectors import bot_player_locked, retired_bot
 
@@ -241,8 +242,10 @@ def moves_record(
 ) -> None:
     """Record moves of a locked match: append their events to the log, write the hands, save the
     snapshot in one statement; tell the layers above once it commits (``mover``: the player whose
-    own action it was)."""
+    own action it was). The moves that finish the match also write its ratings (:func:`_ratings_events`)."""
     now = timezone.now()
+    if state.status == "finished" and match.status != MatchStatus.FINISHED:
+        events = [*events, *_ratings_events(match, state)]
     rows = records.event_rows(match, events, now)
     started = {hand.number: hand for hand in records.hands_started(match, rows)}
     for number, result, seq in records.hands_finished(rows):
@@ -256,6 +259,21 @@ def moves_record(
     fields = ["status", "seq", "turn", "state", "updated_at", "started_at", "finished_at"]
     Match.objects.save_with_events(match, rows, fields)
     news.announce(match, moved=True, mover=mover)
+
+
+def _ratings_events(match: Match, state: engine.State) -> list[engine.Event]:
+    """The match just finished: count it for its players and rate it if rated (docs/ratings.md), in this
+    transaction; a ``ratings_updated`` event of the service's own follows ``match_finished`` if rated."""
+    sitters = [Sitter(player=s["player"]["id"] if s["player"] else None, bot=s["bot"]) for s in match.seating]
+    changes = ratings_record(
+        variant=match.variant,
+        options=match.options,
+        sitters=sitters,
+        scoreboard=list(state.scoreboard),
+        winners=list(state.winners or []),
+        rated=is_rated(seeded=match.seed is not None, cancelled=False, sitters=sitters),
+    )
+    return [] if changes is None else [{"type": "ratings_updated", "seat": None, "data": {"seats": changes}}]
 
 
 def event_append(match: Match, event: engine.Event, now: datetime) -> None:

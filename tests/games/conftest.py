@@ -22,7 +22,9 @@ def assert_replays_to_snapshot(match: Match) -> None:
     assert stored.pop("seed") == match.seed
     rebuilt.pop("seed")
     fair = stored.pop("fair_deals", None)
-    assert fair == ({"key": match.deal_key, "seeds": fair["seeds"]} if match.deal_key else None)
+    expected = {"key": match.deal_key, "seeds": fair["seeds"], "first_dealer": fair["first_dealer"]} if fair else None
+    assert fair == (expected if match.deal_key else None)
+    assert fair is None or fair["first_dealer"] in ("drawn", "fixed")
     assert rebuilt.pop("fair_deals") is None
     assert rebuilt == stored, f"match {match.id} does not replay to its snapshot"
     assert [row[0] for row in Event.objects.filter(match=match).order_by("seq").values_list("seq")] == list(
