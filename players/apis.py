@@ -268,7 +268,8 @@ class BotsApi(APIView):
         request=BotInputSerializer,
         responses={
             201: BotWithCredentialsOutputSerializer,
-            **problems(400, 401, 409, 422, 429,
+            **problems(400, 401, 403, 409, 422, 429,
+                       s403="`not_your_bot`: a bot registers no bots.",
                        s409="`username_taken`: the name is taken; `too_many_bots`: the caller owns 20 bots.",
                        s422="`invalid_webhook_url` or `webhook_address_not_allowed`."),
         },  # fmt: skip

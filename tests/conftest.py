@@ -172,6 +172,23 @@ def no_rate_limits(request: pytest.FixtureRequest, settings: Any) -> Iterator[No
     yield
 
 
+@pytest.fixture(autouse=True)
+def every_answer_matches_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each answer a test client gets from the API is checked against the schema (tests/responses.py)."""
+    from django.test.client import Client
+
+    from tests.responses import check
+
+    request = Client.request
+
+    def checked(self: Client, **environ: Any) -> Any:
+        response = request(self, **environ)
+        check(environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", ""), response)
+        return response
+
+    monkeypatch.setattr(Client, "request", checked)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield

@@ -26,6 +26,12 @@ class ProblemSerializer(serializers.Serializer):
     seq = serializers.IntegerField(required=False, help_text="The match's current `seq` (with `stale_seq`).")
     errors = serializers.DictField(required=False, help_text="Per-field messages of a 400 `invalid`.")
     retry_after = serializers.IntegerField(required=False, help_text="Seconds to wait (with a 429).")
+    username = serializers.CharField(required=False, help_text="The name that is taken (with `username_taken`).")
+    address = serializers.CharField(
+        required=False, help_text="The refused address a webhook's host resolves to (`webhook_address_not_allowed`)."
+    )
+    match_id = serializers.UUIDField(required=False, help_text="The match a bot sits at (with `bot_in_play`).")
+    limit = serializers.IntegerField(required=False, help_text="How many one may have (with `too_many_bots`).")
 
 
 _DESCRIPTIONS = {
@@ -60,14 +66,26 @@ def _operations(result: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 
 def document_unsupported_media_type(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    """drf-spectacular's postprocessing hook: every operation that takes a body answers a body that is
-    not JSON with a 415 (DRF's parsers), which no view lists among its own statuses."""
+    """drf-spectacular's postprocessing hook: the answers any operation may get from the plumbing, which
+    no view lists among its own statuses: a body that is not JSON (415, DRF's parsers) or too large (413,
+    the request-size limit), for every operation that takes one; a host the service does not answer to
+    (400 ``disallowed_host``, ``tute_api.hosts``), for every operation."""
+    problem = {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}}
     for operation in _operations(result):
+        responses = operation["responses"]
+        responses.setdefault("400", {
+            "description": "The request names a host the service does not answer to (`disallowed_host`).",
+            "content": problem,
+        })  # fmt: skip
         if "requestBody" in operation:
-            operation["responses"].setdefault("415", {
+            responses.setdefault("413", {
+                "description": "The body is larger than the service takes (`request_too_large`).",
+                "content": problem,
+            })  # fmt: skip
+            responses.setdefault("415", {
                 "description": "The body is not JSON: send `Content-Type: application/json` "
                 "(`unsupported_media_type`).",
-                "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+                "content": problem,
             })  # fmt: skip
     return result
 
