@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.matches.idempotency import IDEMPOTENCY_HEADER, respond_once
 from tute_api.fields import QueryInteger
+from tute_api.pagination import Pagination
 from tute_api.schema import problems
 
 from . import selectors, services
@@ -30,11 +30,7 @@ from .serializers import (
     LadderRunSerializer,
 )
 
-
-class LadderPagination(PageNumberPagination):
-    page_size = 20
-    page_size_query_param = "page_size"
-    max_page_size = 100
+LadderPagination = Pagination
 
 
 class LadderPageSerializer(serializers.Serializer):

@@ -10,6 +10,7 @@ from rest_framework import serializers
 from games.engine import ladder as rules
 from games.matches.models import MatchStatus
 from games.matches.serializers import OutputSerializer
+from tute_api.pagination import page_of
 
 from .models import MatchResult, RunEnd, RunState
 
@@ -64,18 +65,12 @@ class LadderLeaderboardEntrySerializer(OutputSerializer):
     achieved_at = serializers.DateTimeField(source="best.achieved_at", help_text="When it was scored.")
 
 
-class LadderRunPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-    results = LadderRunSerializer(many=True)
+LadderRunPageSerializer = page_of("LadderRunPageSerializer", LadderRunSerializer(many=True))
 
 
-class LadderLeaderboardPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-    results = LadderLeaderboardEntrySerializer(many=True)
+LadderLeaderboardPageSerializer = page_of(
+    "LadderLeaderboardPageSerializer", LadderLeaderboardEntrySerializer(many=True)
+)
 
 
 _AT = "2026-01-01T12:00:00Z"

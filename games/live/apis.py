@@ -19,7 +19,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotAcceptable
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -40,6 +39,7 @@ from games.matches.serializers import EVENT, MAX_SEQ, MatchSerializer
 from games.turns.serializers import TurnSerializer
 from games.turns.tables import timings_of
 from tute_api.fields import QueryInteger
+from tute_api.pagination import Pagination
 from tute_api.parsers import whole_number
 from tute_api.schema import problems
 
@@ -228,10 +228,7 @@ class MatchStreamApi(APIView):
         return response
 
 
-class LivePagination(PageNumberPagination):
-    page_size = 20
-    page_size_query_param = "page_size"
-    max_page_size = 100
+LivePagination = Pagination
 
 
 class LiveMatchesApi(APIView):

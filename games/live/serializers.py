@@ -8,6 +8,7 @@ from rest_framework import serializers
 from games.matches import examples
 from games.matches.models import MatchStatus
 from games.matches.serializers import OptionsField, OutputSerializer, SeatSerializer
+from tute_api.pagination import page_of
 
 
 # Renders a games.live.bodies.LiveEntry: a public match in play, without a card.
@@ -24,11 +25,7 @@ class LiveMatchSerializer(OutputSerializer):
     updated_at = serializers.DateTimeField(help_text="Its latest move.", source="match.updated_at")
 
 
-class LiveMatchPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-    results = LiveMatchSerializer(many=True)
+LiveMatchPageSerializer = page_of("LiveMatchPageSerializer", LiveMatchSerializer(many=True))
 
 
 _AT = "2026-01-01T12:00:00Z"

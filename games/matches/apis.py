@@ -13,7 +13,6 @@ from uuid import UUID
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -22,6 +21,7 @@ from rest_framework.views import APIView
 
 from games import engine
 from tute_api.fields import QueryInteger
+from tute_api.pagination import Pagination, page_of
 from tute_api.schema import problems
 
 from . import examples, replays, selectors, services
@@ -106,17 +106,10 @@ class RulesApi(APIView):
 # -- matches ------------------------------------------------------------------------------------
 
 
-class MatchPagination(PageNumberPagination):
-    page_size = 20
-    page_size_query_param = "page_size"
-    max_page_size = 100
+MatchPagination = Pagination
 
 
-class MatchPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-    results = MatchSummarySerializer(many=True)
+MatchPageSerializer = page_of("MatchPageSerializer", MatchSummarySerializer(many=True))
 
 
 class MatchesApi(APIView):
