@@ -74,7 +74,10 @@ class Command(BaseCommand):
             raise CommandError(f"not a match record: {error!r}") from None
         if found:
             raise CommandError("the deals do NOT verify:\n- " + "\n- ".join(found))
+        fixed = record["deals"].get("first_dealer") == "fixed"
+        dealer = "" if fixed else "the first dealer and "
+        rules = " (the rules fixed the first dealer)" if fixed else ""
         self.stdout.write(
-            f"OK: the key hashes to the commitment {record['deals']['commitment']}; the first dealer and "
-            f"{len(record['hands'])} deck(s) are the ones derived from the key and the seeds."
+            f"OK: the key hashes to the commitment {record['deals']['commitment']}; {dealer}"
+            f"{len(record['hands'])} deck(s) are the ones derived from the key and the seeds{rules}."
         )
