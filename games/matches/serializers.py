@@ -327,6 +327,14 @@ class ActionField(serializers.DictField):
         return value  # as the engine writes it (Action.to_json)
 
 
+@extend_schema_field({"$ref": "#/components/schemas/HandFinishedData"})
+class HandResultField(serializers.DictField):
+    """A finished hand's result, as the engine writes it in its ``hand_finished`` event."""
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
 @extend_schema_field(ACTION_REQUEST)
 class LegalActionField(ActionField):
     """An action the caller may post, typed as the request body it is: a typed client posts it as it is
@@ -363,7 +371,7 @@ class MatchSerializer(OutputSerializer):
     )
     sides = serializers.ListField(child=serializers.IntegerField(), help_text="Each seat's side.", source="table.sides")
     results = serializers.ListField(
-        child=serializers.DictField(), help_text="Each finished hand's result.", source="table.results"
+        child=HandResultField(), help_text="Each finished hand's result.", source="table.results"
     )
     winners = serializers.ListField(
         child=serializers.IntegerField(), allow_null=True, help_text="Winning sides.", source="table.winners"
@@ -624,7 +632,7 @@ class RecordedHandSerializer(OutputSerializer):
     number = serializers.IntegerField()
     dealer = serializers.IntegerField()
     deck = _cards("The deck as shuffled; dealt one card at a time from the mano (C11).")
-    result = serializers.DictField(allow_null=True)
+    result = HandResultField(allow_null=True, help_text="null while the hand is played.")
     started_seq = serializers.IntegerField()
 
 

@@ -86,7 +86,24 @@ def test_C10m_a_manual_record_lists_the_declarations_and_replays() -> None:
     assert {**engine.to_json(rebuilt.state), "seed": None} == {**Match.objects.get(pk=body["id"]).state, "seed": None}
 
 
-def test_C10m_a_turn_clock_that_runs_out_on_a_declaration_passes() -> None:
+def a_key_dealing_a_declaration_turn(options: dict[str, Any]) -> bytes:
+    """A deal key (C12v) whose deals, played by first legal actions, come to a declaration turn: a room's
+    match has no seed, so the test fixes its key instead."""
+    for n in range(500):
+        key = n.to_bytes(32, "big")
+        state = engine.new_match("dos", options, deal_key=key, client_seeds=[None, None]).state
+        while state.status == "active" and state.phase != "declare":
+            seat = engine.current_seat(state)
+            assert seat is not None
+            engine.push(state, seat, engine.legal_actions(state, seat)[0])
+        if state.status == "active":
+            return key
+    raise AssertionError("no key of the first 500 deals a declaration turn")
+
+
+def test_C10m_a_turn_clock_that_runs_out_on_a_declaration_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    key = a_key_dealing_a_declaration_turn({"declarations": "manual"})
+    monkeypatch.setattr(engine.fair_deals, "new_key", lambda: key)
     host, friend = new_player("host"), new_player("friend")
     spec = {"variant": "dos", "options": {"declarations": "manual"}, "table_options": {"turn_seconds": 5}}
     room = host.post("/api/v1/rooms/", spec).json()
