@@ -27,7 +27,7 @@ from tute_api.schema import problems
 from . import examples, replays, selectors, services
 from .bodies import MatchEntry, match_view, record_view
 from .idempotency import IDEMPOTENCY_HEADER, respond_once
-from .models import MatchStatus
+from .models import Match, MatchStatus
 from .serializers import (
     ACTION_REQUEST,
     MAX_SEQ,
@@ -43,6 +43,11 @@ from .serializers import (
 
 #: The rules document; the problems' `rule` ids are its.
 RULES_PATH = Path(__file__).resolve().parents[2] / "docs" / "RULES.md"
+def _match_answer(match: Match, seat: int | None, state: engine.State | None = None, status: int = 200) -> Response:
+    """The match as ``seat`` sees it, the answer of every write on a match (``state``: the engine's, if at hand)."""
+    return Response(MatchSerializer(match_view(match, seat, state)).data, status=status)
+
+
 MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The match's id.")
 
 
@@ -170,7 +175,7 @@ class MatchesApi(APIView):
         serializer.is_valid(raise_exception=True)
         def create() -> Response:
             created = services.match_create(player=request.user, **serializer.validated_data)
-            return Response(MatchSerializer(match_view(created.match, created.seat, created.state)).data, status=201)
+            return _match_answer(created.match, created.seat, created.state, status=201)
 
         return respond_once(request, create)
 
@@ -204,7 +209,7 @@ class MatchJoinApi(APIView):
         serializer.is_valid(raise_exception=True)
         def join() -> Response:
             joined = services.match_join(player=request.user, match_id=match_id, **serializer.validated_data)
-            return Response(MatchSerializer(match_view(joined.match, joined.seat, joined.state)).data)
+            return _match_answer(joined.match, joined.seat, joined.state)
 
         return respond_once(request, join)
 
@@ -250,7 +255,7 @@ class MatchActionApi(APIView):
                 action=serializer.action(),
                 expected_seq=serializer.validated_data.get("expected_seq"),
             )
-            return Response(MatchSerializer(match_view(played.match, played.seat, played.state)).data)
+            return _match_answer(played.match, played.seat, played.state)
 
         return respond_once(request, act)
 
@@ -294,7 +299,7 @@ class MatchCancelApi(APIView):
     )
     def post(self, request: Request, match_id: UUID) -> Response:
         cancelled = services.match_cancel(player=request.user, match_id=match_id)
-        return Response(MatchSerializer(match_view(cancelled.match, cancelled.seat)).data)
+        return _match_answer(cancelled.match, cancelled.seat)
 
 
 class MatchReplayApi(APIView):
