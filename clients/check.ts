@@ -10,4 +10,10 @@ const notDealt: Match["hand"] = null;
 const noWinners: Match["winners"] = null;
 const play: components["schemas"]["PlayActionRequest"] = { type: "play", card: "O1", expected_seq: 3 };
 
-export { botSeat, notDealt, noWinners, play };
+// A record's events are typed: a hand_started event of the record deals every hand (narrowed by its type).
+type RecordedEvent = components["schemas"]["RecordedEvent"];
+const dealt = (event: RecordedEvent): string[][] | null => (event.type === "hand_started" ? event.data.hands : null);
+const stockOf = (replay: components["schemas"]["Replay"]): string[] => replay.table?.hand.stock ?? [];
+const roomCode = (room: components["schemas"]["Room"]): string => room.invite_code;
+
+export { botSeat, notDealt, noWinners, play, dealt, stockOf, roomCode };

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from tute_api.created import created, location
 from tute_api.fields import JSONInteger, JSONString
 from tute_api.idempotency import IDEMPOTENCY_HEADER, idempotency_of
 from tute_api.schema import problems
@@ -31,7 +32,7 @@ from .services import (
 from .signup import signup_answer_first, signup_answer_keep
 
 USERNAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{2,29}$"
-USERNAME_RULE = "3–30 letters, digits, `_`, `.` or `-`, starting with a letter or digit"
+USERNAME_RULE = "3–30 letters, digits, underscores, dots or hyphens, starting with a letter or digit"
 
 
 class NameField(JSONString, serializers.RegexField):
@@ -92,19 +93,20 @@ class PlayerCreateApi(APIView):
         serializer.is_valid(raise_exception=True)
         idempotency = idempotency_of(request)
         if idempotency is None:
-            return Response(self._create(serializer.validated_data), status=status.HTTP_201_CREATED)
+            data = self._create(serializer.validated_data)
+            return created(data, _profile(data))
         replayed = {"Idempotent-Replayed": "true"}
         if (first := signup_answer_first(idempotency)) is not None:
-            return Response(first, status=status.HTTP_201_CREATED, headers=replayed)
+            return created(first, _profile(first), replayed)
         try:
             with transaction.atomic():
                 data = self._create(serializer.validated_data)
                 signup_answer_keep(idempotency, data)
         except UsernameTaken:  # the same sign-up, at the same moment, may have taken the name first
             if (first := signup_answer_first(idempotency)) is not None:
-                return Response(first, status=status.HTTP_201_CREATED, headers=replayed)
+                return created(first, _profile(first), replayed)
             raise
-        return Response(data, status=status.HTTP_201_CREATED)
+        return created(data, _profile(data))
 
     @staticmethod
     def _create(validated: dict[str, Any]) -> dict[str, Any]:
@@ -141,11 +143,16 @@ class PlayerTokenRotateApi(APIView):
     def post(self, request: Request) -> Response:
         token = player_token_rotate(player=request.user)
         data = PlayerWithTokenOutputSerializer({**_fields(request.user), "token": token}).data
-        return Response(data, status=status.HTTP_201_CREATED)
+        return created(data, location("players-me"))  # the player whose new token it is
 
 
 def _fields(player: object) -> dict[str, object]:
     return {name: getattr(player, name) for name in ("id", "username", "created_at")}
+
+
+def _profile(player: dict[str, Any]) -> str:
+    """The path of a new player's public profile."""
+    return location("players-profile", player_id=player["id"])
 
 
 # -- bots over HTTP (docs/http-bots.md) --------------------------------------------------------------
@@ -290,7 +297,7 @@ class BotsApi(APIView):
         serializer.is_valid(raise_exception=True)
         bot, token = bot_register(owner=request.user, **serializer.validated_data)
         data = BotWithCredentialsOutputSerializer({**_bot_fields(bot), "token": token, "secret": bot.secret}).data
-        return Response(data, status=status.HTTP_201_CREATED)
+        return created(data, location("bot", bot_id=bot.pk))
 
 
 class BotTokenRotateApi(APIView):
@@ -311,7 +318,7 @@ class BotTokenRotateApi(APIView):
         bot = bot_owned(bot_id=bot_id, owner=request.user)
         token = bot_credentials_rotate(bot=bot)
         data = BotWithCredentialsOutputSerializer({**_bot_fields(bot), "token": token, "secret": bot.secret}).data
-        return Response(data, status=status.HTTP_201_CREATED)
+        return created(data, location("bot", bot_id=bot.pk))  # the bot whose new credentials they are
 
 
 class BotStatsApi(APIView):

@@ -1,6 +1,7 @@
 """Every answer the tests receive from the API is checked against the OpenAPI schema: the operation its
 path and method resolve to must document its status, and its JSON body must be what that status's schema
-says (objects closed, as in tests/games/openapi.py). A test that gets an undocumented answer fails."""
+says (objects closed, as in tests/games/openapi.py), with the headers it requires (a 201's Location). A test
+that gets an undocumented answer fails."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ def _schema_paths() -> dict[str, Any]:
 
     paths: dict[str, Any] = SchemaGenerator().get_schema(request=None, public=True)["paths"]
     return paths
+
+
+def _required_headers(path: str, method: str, status: str) -> list[str]:
+    headers = _schema_paths()[path][method]["responses"].get(status, {}).get("headers", {})
+    return [name for name, header in headers.items() if header.get("required")]
 
 
 @functools.cache
@@ -51,6 +57,8 @@ def check(method: str, request_path: str, response: Any) -> None:
     operations = _schema_paths().get(path, {})
     if method.lower() not in operations:
         return  # a method the route does not take (405), or OPTIONS
+    for header in _required_headers(path, method.lower(), str(response.status_code)):
+        assert response.has_header(header), f"{method.upper()} {path} answered {response.status_code} without {header}"
     media = response.get("Content-Type", "").split(";")[0].strip()
     if media not in ("application/json", "application/problem+json"):
         return  # the rules' Markdown, an event stream: no JSON body to check

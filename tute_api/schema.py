@@ -118,3 +118,18 @@ def public_operations_take_no_token(result: dict[str, Any], **kwargs: Any) -> di
         if operation.get("security") == [{}]:
             operation["security"] = []
     return result
+
+
+def created_answers_name_what_they_created(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular's postprocessing hook: every 201 carries ``Location`` (``tute_api.created``), the path of
+    what it created: the new player's profile, match, room, bot; the current ladder run; for a rotated token,
+    the player or bot it belongs to."""
+    for operation in _operations(result):
+        answer = operation["responses"].get("201")
+        if answer is not None:
+            answer.setdefault("headers", {})["Location"] = {
+                "description": "The path of what was created (for a new token: the player or bot it belongs to).",
+                "required": True,
+                "schema": {"type": "string", "format": "uri-reference"},
+            }
+    return result

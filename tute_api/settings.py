@@ -226,11 +226,15 @@ SPECTACULAR_SETTINGS = {
     "OAS_VERSION": "3.1.0",
     "SERVERS": [{"url": "/", "description": "This server (every path starts with /api/v1/)."}],
     "SERVE_INCLUDE_SCHEMA": False,
+    # No "* `True` - True" lists in descriptions: an enum's values are the enum, and a field's description says
+    # what they mean.
+    "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "tute_api.schema.require_one_of_bodies",
         "tute_api.schema.document_unsupported_media_type",
         "tute_api.schema.public_operations_take_no_token",
+        "tute_api.schema.created_answers_name_what_they_created",
     ],
     # Swagger UI from the drf-spectacular-sidecar package: served from our static files, no CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -241,6 +245,7 @@ SPECTACULAR_SETTINGS = {
         "SuitEnum": ["O", "C", "E", "B"],
         "MatchStatusEnum": ["waiting", "active", "finished", "cancelled"],
         "FallbackOutcomeEnum": ["timeout", "error", "illegal"],
+        "TuteKindEnum": ["kings", "knights"],
         **{
             "".join(part.title() for part in kind.split("_")) + "TypeEnum": [kind]
             for kind in (

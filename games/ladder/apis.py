@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.matches.idempotency import IDEMPOTENCY_HEADER, respond_once
+from tute_api.created import created, location
 from tute_api.fields import QueryInteger
 from tute_api.pagination import Pagination
 from tute_api.schema import problems
@@ -82,9 +83,10 @@ class RunsApi(APIView):
     )
     def post(self, request: Request) -> Response:
         def start() -> Response:
-            return Response(LadderRunSerializer(run_view(services.run_start(player=request.user))).data, status=201)
+            run = run_view(services.run_start(player=request.user))
+            return created(LadderRunSerializer(run).data, location("ladder-run-current"))
 
-        return respond_once(request, start)
+        return respond_once(request, start, location=lambda body: location("ladder-run-current"))
 
 
 class RunCurrentApi(APIView):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample
+from drf_spectacular.utils import OpenApiExample, extend_schema_field
 from rest_framework import serializers
 
 from games.engine import ladder as rules
@@ -30,10 +30,20 @@ class LadderRunMatchSerializer(OutputSerializer):
     )
 
 
+@extend_schema_field({"$ref": "#/components/schemas/LadderRunStatusEnum", "deprecated": True})
+class DeprecatedRunStatusField(serializers.CharField):
+    pass
+
+
 # Renders a games.ladder.bodies.RunView: a streak-ladder run.
 class LadderRunSerializer(OutputSerializer):
     id = serializers.UUIDField(source="run.id")
-    state = serializers.ChoiceField(choices=RunState.values, source="run.state")
+    status = serializers.ChoiceField(
+        choices=RunState.values, source="run.state", help_text="`active` while the run goes on, then `over`."
+    )
+    state = DeprecatedRunStatusField(
+        source="run.state", help_text="Deprecated: the old name of `status`, sent until version 0.2."
+    )
     ended_by = serializers.ChoiceField(
         choices=RunEnd.values, allow_null=True, help_text="Why the run is over (`abandoned`: a new run started)."
     )
@@ -84,12 +94,13 @@ _MATCHES: list[dict[str, Any]] = [
      "dealer": 1, "result": None, "margin": None},
 ]  # fmt: skip
 _RUN: dict[str, Any] = {
-    "id": "7c1e2d9a-0b5f-4c3e-8a71-2b9d4f6e1a22", "state": "active", "ended_by": None, "streak": 2,
+    "id": "7c1e2d9a-0b5f-4c3e-8a71-2b9d4f6e1a22", "status": "active", "state": "active", "ended_by": None,
+    "streak": 2,
     "level": "level-3", "margin": 172, "score": 20172, "match": _MATCHES[2], "matches": _MATCHES,
     "started_at": _AT, "ended_at": None,
 }  # fmt: skip
 _LOST = {
-    **_RUN, "state": "over", "ended_by": "lost", "ended_at": _AT,
+    **_RUN, "status": "over", "state": "over", "ended_by": "lost", "ended_at": _AT,
     "match": {**_MATCHES[2], "status": "finished", "result": "lost", "margin": -18},
     "matches": [*_MATCHES[:2], {**_MATCHES[2], "status": "finished", "result": "lost", "margin": -18}],
 }  # fmt: skip

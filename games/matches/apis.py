@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import engine
+from tute_api.created import location
 from tute_api.fields import QueryInteger
 from tute_api.pagination import Pagination, page_of
 from tute_api.schema import problems
@@ -44,8 +45,15 @@ from .serializers import (
 #: The rules document; the problems' `rule` ids are its.
 RULES_PATH = Path(__file__).resolve().parents[2] / "docs" / "RULES.md"
 def _match_answer(match: Match, seat: int | None, state: engine.State | None = None, status: int = 200) -> Response:
-    """The match as ``seat`` sees it, the answer of every write on a match (``state``: the engine's, if at hand)."""
-    return Response(MatchSerializer(match_view(match, seat, state)).data, status=status)
+    """The match as ``seat`` sees it, the answer of every write on a match (``state``: the engine's, if at hand);
+    a 201 names the match (``Location``)."""
+    headers = {"Location": _match_location(match)} if status == 201 else None
+    return Response(MatchSerializer(match_view(match, seat, state)).data, status=status, headers=headers)
+
+
+def _match_location(match: Any) -> str:
+    """The path of a match, or of a match's body."""
+    return location("match", match_id=match["id"] if isinstance(match, dict) else match.pk)
 
 
 MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The match's id.")
@@ -177,7 +185,7 @@ class MatchesApi(APIView):
             created = services.match_create(player=request.user, **serializer.validated_data)
             return _match_answer(created.match, created.seat, created.state, status=201)
 
-        return respond_once(request, create)
+        return respond_once(request, create, location=_match_location)
 
 
 class MatchJoinApi(APIView):
@@ -197,7 +205,10 @@ class MatchJoinApi(APIView):
                 409,
                 422,
                 429,
-                s403="Wrong invite code (`invalid_invite_code`); a bot retired meanwhile (`unknown_bot`).",
+                s403="Wrong invite code from a player who may see the match (its creator, a spectator of a public "
+                "match: `invalid_invite_code`); a bot retired meanwhile (`unknown_bot`).",
+                s404="No such match, or a wrong invite code from a player who may not see it (`not_found`, as a GET "
+                "of the match answers: a wrong code does not tell that the match exists).",
                 s409="`match_not_waiting`, `already_seated`, `no_open_seat` or `seat_taken`.",
             ),
         },  # fmt: skip

@@ -60,6 +60,17 @@ class MatchView:
     def deal_commitment(self) -> str | None:
         return self.match.deal_commitment or None
 
+    @property
+    def my_turn(self) -> bool:
+        """As in the list (:class:`MatchEntry`): the caller's seat is to act in a match in play."""
+        return self.seat is not None and self.match.turn == self.seat and self.match.status == MatchStatus.ACTIVE
+
+    @property
+    def winner_seats(self) -> list[int] | None:
+        """The seats of the winning sides (``winners``), as the ``match_finished`` event names them."""
+        winners, sides = self.table["winners"], self.table["sides"]
+        return None if winners is None else [seat for seat, side in enumerate(sides) if side in winners]
+
 
 def match_view(match: Match, seat: int | None, state: State | None = None, *, spectator: bool = False) -> MatchView:
     """The match as ``seat`` sees it; ``state``, when the caller has it, saves reading the snapshot.

@@ -65,12 +65,23 @@ class Unprocessable(ApiError):
 _CONFLICTS = {Code.NOT_YOUR_TURN, Code.MATCH_NOT_ACTIVE}
 
 
+def sentence(message: str) -> str:
+    """An engine's message (``"O1 is not in seat 2's hand"``) in the service's voice: a sentence, capitalized
+    and closed with a full stop, as every other ``detail``."""
+    message = message.strip()
+    if not message:
+        return message
+    message = message[0].upper() + message[1:]
+    return message if message.endswith((".", "?", "!")) else message + "."
+
+
 def engine_error(exc: EngineError) -> ApiError:
-    """The API error for an engine error: 409 for a turn or a match that moved on, else 422."""
+    """The API error for an engine error: 409 for a turn or a match that moved on, else 422; its detail in the
+    service's voice (:func:`sentence`)."""
     extra: dict[str, str] = {}
     if exc.rule:
         extra["rule"] = exc.rule
     if isinstance(exc, InvalidOptions):
         extra["field"] = "variant" if exc.field == "variant" else f"options.{exc.field}"
     cls = Conflict if exc.code in _CONFLICTS else Unprocessable
-    return cls(exc.message, code=str(exc.code), **extra)
+    return cls(sentence(exc.message), code=str(exc.code), **extra)

@@ -38,17 +38,41 @@ def _sample() -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
         "seq": len(events),
         "players": 4, "seats": _SEATS, "invite_code": None, "my_seat": 0, "my_hand": table["my_hand"],
         "legal_actions": table["legal_actions"], "scoreboard": table["scoreboard"], "sides": table["sides"],
-        "results": [], "winners": None, "hand": table["hand"],
-        "deal_commitment": engine.fair_deals.commitment(_KEY), "created_at": _AT, "started_at": _AT,
-        "finished_at": None,
+        "results": [], "winners": None, "winner_seats": None, "my_turn": True, "hand": table["hand"],
+        "deal_commitment": engine.fair_deals.commitment(_KEY), "created_at": _AT, "updated_at": _AT,
+        "started_at": _AT, "finished_at": None,
     }  # fmt: skip
     shown = [{"seq": n, **engine.redact(e, 0), "at": _AT} for n, e in enumerate(events, 1)]
     watched = engine.view(state, None)
     spectator = {
         **body, "public": True, "my_seat": None, "my_hand": watched["my_hand"] or [],
-        "legal_actions": watched["legal_actions"], "hand": watched["hand"],
+        "legal_actions": watched["legal_actions"], "hand": watched["hand"], "my_turn": False,
     }  # fmt: skip
     return body, shown, spectator
+
+
+def _replay() -> dict[str, Any]:
+    """A replay of a seeded dos match right after its first card: the whole table, every hand face up."""
+    step = engine.new_match("dos", {}, seed=7)
+    state, events = step.state, list(step.events)
+    seat = engine.current_seat(state)
+    assert seat is not None
+    events += engine.push(state, seat, engine.legal_actions(state, seat)[0])
+    return {
+        "id": _ID, "variant": "dos", "status": "finished", "seq": len(events), "last_seq": 60,
+        "engine_events": len(events), "event": {"seq": len(events), **events[-1], "at": _AT},
+        "table": engine.table_after("dos", {}, events, len(events)),
+    }  # fmt: skip
+
+
+def _recorded_events() -> list[dict[str, Any]]:
+    """The first events of a seeded clásico as its record shows them: unredacted, every hand dealt."""
+    step = engine.new_match("clasico", {"games_to_win": 1}, seed=7)
+    state, events = step.state, list(step.events)
+    seat = engine.current_seat(state)
+    assert seat is not None
+    events += engine.push(state, seat, engine.legal_actions(state, seat)[0])
+    return [{"seq": n, **event, "at": _AT} for n, event in enumerate(events, 1)]
 
 
 _VIEW, _EVENTS, _SPECTATOR = _sample()
@@ -100,7 +124,7 @@ ACTION_ERRORS = [
     OpenApiExample(
         "Must follow suit",
         value={"type": "urn:tute:problem:must_follow_suit", "title": "Unprocessable Entity", "status": 422,
-               "detail": "you must follow suit: play a card of copas", "code": "must_follow_suit", "rule": "C5.a"},
+               "detail": "O4 does not follow suit: play a card of C.", "code": "must_follow_suit", "rule": "C5.a"},
         response_only=True,
         status_codes=["422"],
     ),
@@ -120,30 +144,21 @@ RECORD = OpenApiExample(
     "A record (abridged)",
     value={
         "id": _ID, "variant": "clasico", "options": _VIEW["options"], "seed": None, "status": "finished",
-        "seq": 58, "seats": _SEATS, "scoreboard": [1, 0], "winners": [0], "created_at": _AT, "started_at": _AT,
-        "finished_at": _AT, "hands": [],
+        "seq": 58, "seats": _SEATS, "scoreboard": [1, 0], "winners": [0], "winner_seats": [0, 2], "created_at": _AT,
+        "started_at": _AT, "finished_at": _AT, "hands": [],
         "deals": {"procedure": "tute-deals-v1", "commitment": engine.fair_deals.commitment(_KEY), "key": _KEY.hex(),
                   "client_seeds": ["my lucky numbers 7 12 40", None, None, None],
                   "deck_order": engine.fair_deals.deck_order("clasico", {}), "first_dealer": "drawn"},
         "actions": [{"seq": 2, "seat": 1, "action": {"type": "play", "card": "O4"}}],
-        "events": [], "rating_changes": None,
+        "events": _recorded_events(), "rating_changes": None,
     },
     response_only=True,
 )  # fmt: skip
 MATCH_CANCELLED = OpenApiExample(
     "Cancelled",
-    value={**_VIEW, "status": "cancelled", "seq": 1, "hand": None, "my_hand": [], "legal_actions": [],
+    value={**_VIEW, "status": "cancelled", "seq": 1, "hand": None, "my_hand": [], "legal_actions": [], "my_turn": False,
            "started_at": None, "finished_at": _AT},
     response_only=True,
 )  # fmt: skip
 
-REPLAY = OpenApiExample(
-    "After a card",
-    value={
-        "id": "0b9d6c8e-5a53-4f0e-9a36-2f1d7c4e8a11", "variant": "dos", "status": "finished", "seq": 2,
-        "last_seq": 60, "engine_events": 2,
-        "event": {"seq": 2, "type": "card_played", "seat": 1, "data": {"card": "O1"}, "at": _AT},
-        "table": {"variant": "dos", "status": "active", "hand": {"hands": [["O3", "C4"], ["E1", "B7"]]}},
-    },
-    response_only=True,
-)  # fmt: skip
+REPLAY = OpenApiExample("After a card", value=_replay(), response_only=True)

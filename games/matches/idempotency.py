@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -27,14 +28,19 @@ from .models import IdempotencyRecord
 __all__ = ["IDEMPOTENCY_HEADER", "idempotency_of", "idempotency_records_purge", "respond_once"]
 
 @transaction.atomic
-def respond_once(request: Request, respond: Callable[[], Response]) -> Response:
-    """``respond()``'s answer, once per the request's ``Idempotency-Key`` (none: simply ``respond()``)."""
+def respond_once(
+    request: Request, respond: Callable[[], Response], location: Callable[[Any], str] | None = None
+) -> Response:
+    """``respond()``'s answer, once per the request's ``Idempotency-Key`` (none: simply ``respond()``).
+    ``location``: the ``Location`` of a 201 answer, from its body, given again with the first answer."""
     idempotency = idempotency_of(request)
     if idempotency is None:
         return respond()
     player: Player = request.user
     first = _first_answer(player, idempotency)
     if first is not None:
+        if location is not None and first.status_code == 201:
+            first["Location"] = location(first.data)
         return first
     response = respond()
     IdempotencyRecord.objects.create(

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from django.core.validators import RegexValidator
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
@@ -374,8 +373,14 @@ class MatchSerializer(OutputSerializer):
         child=HandResultField(), help_text="Each finished hand's result.", source="table.results"
     )
     winners = serializers.ListField(
-        child=serializers.IntegerField(), allow_null=True, help_text="Winning sides.", source="table.winners"
-    )
+        child=serializers.IntegerField(), allow_null=True, help_text="Winning sides (see `sides`); null until the "
+        "match is over.", source="table.winners",
+    )  # fmt: skip
+    winner_seats = serializers.ListField(
+        child=serializers.IntegerField(), allow_null=True, help_text="The seats of the winning sides; null until "
+        "the match is over."
+    )  # fmt: skip
+    my_turn = serializers.BooleanField(help_text="The caller's seat is to act (as in the list of matches).")
     hand = HandSerializer(allow_null=True, help_text="null until the cards are dealt.", source="table.hand")
     deal_commitment = serializers.CharField(
         allow_null=True,
@@ -383,6 +388,9 @@ class MatchSerializer(OutputSerializer):
         "record reveals the key once the match is over. null for a seeded match (C12).",
     )
     created_at = serializers.DateTimeField(source="match.created_at")
+    updated_at = serializers.DateTimeField(
+        help_text="The latest activity (as in the list of matches, which it orders).", source="match.updated_at"
+    )
     started_at = serializers.DateTimeField(allow_null=True, source="match.started_at")
     finished_at = serializers.DateTimeField(allow_null=True, source="match.finished_at")
 
@@ -514,24 +522,42 @@ _EVENT_DATA: dict[str, type[serializers.Serializer]] = {
         "HandFinishedData",
         {
             "hand": serializers.IntegerField(),
-            "dealer": serializers.IntegerField(),
-            "scoreboard": serializers.ListField(child=serializers.IntegerField()),
-            "points": serializers.ListField(child=serializers.IntegerField(), required=False),
-            "winner": serializers.IntegerField(required=False),
-            "losers": serializers.ListField(child=serializers.IntegerField(), required=False),
-            "passed": serializers.BooleanField(required=False),
-            "soloist": serializers.IntegerField(required=False),
+            "dealer": serializers.IntegerField(help_text="A seat."),
+            "scoreboard": serializers.ListField(
+                child=serializers.IntegerField(), help_text="Per side, after the hand (as the match's)."
+            ),
+            "points": serializers.ListField(
+                child=serializers.IntegerField(), required=False,
+                help_text="Per side (see the match's `sides`): cards, last ten, cantos. The hand's own `points` are "
+                "per seat; in a variant without partners a side is a seat.",
+            ),
+            "winner": serializers.IntegerField(required=False, help_text="The side that won the hand."),
+            "losers": serializers.ListField(
+                child=serializers.IntegerField(), required=False, help_text="Sides that take a letter (CB4)."
+            ),
+            "passed": serializers.BooleanField(required=False, help_text="Nobody bid: the hand was not played."),
+            "soloist": serializers.IntegerField(required=False, help_text="The seat that won the auction."),
             "bid": serializers.IntegerField(required=False),
             "made": serializers.BooleanField(required=False),
-            "gains": serializers.ListField(child=serializers.IntegerField(), required=False),
-            "tute": serializers.DictField(required=False),
+            "gains": serializers.ListField(
+                child=serializers.IntegerField(), required=False, help_text="Per side: what the hand added."
+            ),
+            "tute": _data(
+                "HandTute",
+                {
+                    "seat": serializers.IntegerField(help_text="The seat that declared it."),
+                    "kind": serializers.ChoiceField(choices=["kings", "knights"]),
+                },
+            )(required=False, help_text="The tute that won the hand (C9)."),
         },
     ),
     "match_finished": _data(
         "MatchFinishedData",
         {
-            "winners": serializers.ListField(child=serializers.IntegerField()),
-            "winner_seats": serializers.ListField(child=serializers.IntegerField()),
+            "winners": serializers.ListField(child=serializers.IntegerField(), help_text="Winning sides."),
+            "winner_seats": serializers.ListField(
+                child=serializers.IntegerField(), help_text="The seats of the winning sides."
+            ),
             "scoreboard": serializers.ListField(child=serializers.IntegerField()),
         },
     ),
@@ -579,13 +605,31 @@ _EVENT_DATA: dict[str, type[serializers.Serializer]] = {
 }
 
 
+#: A hand's start as the log stores it (records and replays of matches that are over): every hand and the stock,
+#: where a seat's event (``HandStartedData``) shows its own hand and the sizes of the others.
+_RECORDED_HAND_STARTED = _data(
+    "RecordedHandStartedData",
+    {
+        "hand": serializers.IntegerField(),
+        "dealer": serializers.IntegerField(),
+        "mano": serializers.IntegerField(),
+        "deck": _cards("The deck as shuffled; dealt one card at a time from the mano (C11)."),
+        "hands": serializers.ListField(child=_cards(), help_text="Every seat's cards as dealt, in seat order."),
+        "trump": serializers.ChoiceField(choices=SUIT_CHOICES, allow_null=True),
+        "trump_card": serializers.CharField(allow_null=True),
+        "face_up": serializers.CharField(allow_null=True),
+        "stock": _cards("The stock, in the order it is drawn (D1)."),
+    },
+)
+
+
 @extend_schema_field({"type": "object", "properties": {}, "additionalProperties": False})
 class EmptyObjectField(serializers.DictField):
     pass
 
 
-def _event(kind: str, data: type[serializers.Serializer]) -> type[serializers.Serializer]:
-    name = "".join(part.title() for part in kind.split("_")) + "Event"
+def _event(kind: str, data: type[serializers.Serializer], name: str = "") -> type[serializers.Serializer]:
+    name = name or "".join(part.title() for part in kind.split("_")) + "Event"
     return type(
         name,
         (serializers.Serializer,),
@@ -599,22 +643,28 @@ def _event(kind: str, data: type[serializers.Serializer]) -> type[serializers.Se
     )
 
 
+_EVENTS = {kind: _event(kind, data) for kind, data in _EVENT_DATA.items()}
+
 EVENT = PolymorphicProxySerializer(
     component_name="Event",
-    serializers={kind: _event(kind, data) for kind, data in _EVENT_DATA.items()},
+    serializers=_EVENTS,
     resource_type_field_name="type",
     many=True,
 )
 
+#: An event as the log stores it, unredacted: a seat's event but for ``hand_started``, which carries every hand.
+RECORDED_EVENT = PolymorphicProxySerializer(
+    component_name="RecordedEvent",
+    serializers={
+        **_EVENTS,
+        "hand_started": _event("hand_started", _RECORDED_HAND_STARTED, "RecordedHandStartedEvent"),
+    },
+    resource_type_field_name="type",
+    many=False,
+)
 
-@extend_schema_field(OpenApiTypes.OBJECT)
-class AnyEventField(serializers.DictField):
-    """An event of the log, unredacted (a match that is over)."""
 
-    def to_representation(self, row: Any) -> dict[str, Any]:
-        return event_body_full(row)
-
-
+@extend_schema_field(RECORDED_EVENT)
 class RecordedEventField(serializers.DictField):
     """An event of the log, unredacted (a match that is over)."""
 
@@ -664,7 +714,13 @@ class RecordSerializer(OutputSerializer):
     seq = serializers.IntegerField(source="record.match.seq")
     seats = SeatSerializer(many=True, source="record.match.seating")
     scoreboard = serializers.ListField(child=serializers.IntegerField(), source="final.table.scoreboard")
-    winners = serializers.ListField(child=serializers.IntegerField(), allow_null=True, source="final.table.winners")
+    winners = serializers.ListField(
+        child=serializers.IntegerField(), allow_null=True, help_text="Winning sides.", source="final.table.winners"
+    )
+    winner_seats = serializers.ListField(
+        child=serializers.IntegerField(), allow_null=True, help_text="The seats of the winning sides.",
+        source="final.winner_seats",
+    )  # fmt: skip
     created_at = serializers.DateTimeField(source="record.match.created_at")
     started_at = serializers.DateTimeField(allow_null=True, source="record.match.started_at")
     finished_at = serializers.DateTimeField(allow_null=True, source="record.match.finished_at")
@@ -676,7 +732,7 @@ class RecordSerializer(OutputSerializer):
     )
     actions = RecordedActionSerializer(many=True)
     events = serializers.ListField(
-        child=AnyEventField(),
+        child=RecordedEventField(),
         help_text="Every event unredacted: `hand_started` carries the deck, every hand and the stock.",
         source="record.events",
     )
@@ -686,6 +742,34 @@ class RecordSerializer(OutputSerializer):
         help_text="Each seat's rating change (the `ratings_updated` event's), or null for a match not rated "
         "(docs/ratings.md).",
     )
+
+
+# The hand of a replay's table: a seat's hand (HandSerializer) with every seat's cards and the stock.
+class ReplayHandSerializer(HandSerializer):
+    hands = serializers.ListField(child=_cards(), help_text="Every seat's cards, in seat order.")
+    stock = _cards("The stock, in the order it is drawn (D1).")
+
+
+# The whole table of a replay (games.engine.table): the engine's view of nobody's seat, every card face up.
+class ReplayTableSerializer(EngineShape):
+    variant = serializers.CharField()
+    options = OptionsField()
+    players = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=MatchStatus.values, help_text="`active` until the match is over.")
+    scoreboard = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Per side: games won, CABRÓN letters, or points."
+    )
+    sides = serializers.ListField(child=serializers.IntegerField(), help_text="Each seat's side.")
+    results = serializers.ListField(child=HandResultField(), help_text="Each finished hand's result.")
+    winners = serializers.ListField(
+        child=serializers.IntegerField(), allow_null=True, help_text="Winning sides, once the match is over."
+    )
+    my_seat = serializers.IntegerField(allow_null=True, help_text="null: a replay is nobody's seat.")
+    my_hand = serializers.ListField(
+        child=serializers.CharField(), allow_null=True, help_text="null (see `hand.hands`)."
+    )
+    legal_actions = serializers.ListField(child=LegalActionField(), help_text="Empty: a replay takes no action.")
+    hand = ReplayHandSerializer()
 
 
 # Renders a replays.Replay: the table after an event of a match that is over.
@@ -699,6 +783,8 @@ class ReplaySerializer(OutputSerializer):
         help_text="How many of the first `seq` events are the engine's (service events aside)."
     )
     event = RecordedEventField(help_text="Event `seq`, unredacted.")
-    table = serializers.DictField(
-        allow_null=True, help_text="The whole table, every hand face up (`hand.hands`, `hand.stock`)."
+    table = ReplayTableSerializer(
+        allow_null=True,
+        help_text="The whole table, every hand face up (`hand.hands`, `hand.stock`); null before the first "
+        "engine event.",
     )

@@ -126,6 +126,8 @@ def match_join(
         raise Forbidden("A retired bot takes no seat.", code=ErrorCode.UNKNOWN_BOT)
     typed = invite_code.lower().encode()  # as a person reads it out: in either case
     if not match.invite_code or not secrets.compare_digest(match.invite_code.encode(), typed):
+        if selectors.membership_of(match, player) is None:
+            raise NotFound()  # as a GET of the match: a wrong code tells a stranger nothing, not that it exists
         raise Forbidden("That is not the match's invite code.", code=ErrorCode.INVALID_INVITE_CODE)
     if records.seat_in(match.seating, player.pk) is not None:
         raise Conflict("You already sit at this match.", code=ErrorCode.ALREADY_SEATED)
@@ -306,7 +308,7 @@ def _check_seeded_table(player: Player, specs: list[str]) -> None:
     if others:
         raise Unprocessable(
             "Whoever knows the seed knows every deal: a seeded match seats only you, built-in bots and "
-            "your own bots. Leave `seed` out to play with others.",
+            "your own bots. Leave the seed out to play with others.",
             code=ErrorCode.SEED_NOT_ALLOWED,
             field="seed",
         )
@@ -317,7 +319,7 @@ def _check_client_seed(seed: int | None, seated: bool) -> None:
     (C12), and a creator who watches has no seat to give one for."""
     if seed is not None:
         raise Unprocessable(
-            "A seeded match deals from its seed alone (C12): leave `client_seed` out, or `seed`.",
+            "A seeded match deals from its seed alone (C12): leave out the client seed, or the seed.",
             code=ErrorCode.CLIENT_SEED_NOT_ALLOWED,
             field="client_seed",
         )

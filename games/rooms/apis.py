@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.matches.idempotency import IDEMPOTENCY_HEADER, respond_once
+from tute_api.created import location
 from tute_api.schema import problems
 
 from . import selectors, services
@@ -31,7 +32,13 @@ ROOM_ID = OpenApiParameter("room_id", UUID, OpenApiParameter.PATH, description="
 
 
 def _room(room: Any, status: int = 200) -> Response:
-    return Response(RoomSerializer(room_view(room)).data, status=status)
+    headers = {"Location": _room_location(room)} if status == 201 else None
+    return Response(RoomSerializer(room_view(room)).data, status=status, headers=headers)
+
+
+def _room_location(room: Any) -> str:
+    """The path of a room, or of a room's body."""
+    return location("room", room_id=room["id"] if isinstance(room, dict) else room.pk)
 
 
 def _room_input(request: Request) -> dict[str, Any]:
@@ -59,7 +66,7 @@ class RoomsApi(APIView):
     @extend_schema(
         operation_id="rooms_create",
         summary="Create a room",
-        description="The caller hosts the room; friends join with its `code`. Table options are the service's "
+        description="The caller hosts the room; friends join with its `invite_code`. Table options are the service's "
         "(seconds): `presence_timeout` (default 20), `reconnect_grace` (default 60), `turn_seconds` (off).",
         request=RoomInputSerializer,
         parameters=[IDEMPOTENCY_HEADER],
@@ -69,7 +76,8 @@ class RoomsApi(APIView):
     )
     def post(self, request: Request) -> Response:
         config = _room_input(request)
-        return respond_once(request, lambda: _room(services.room_create(player=request.user, **config), 201))
+        create = lambda: _room(services.room_create(player=request.user, **config), 201)  # noqa: E731
+        return respond_once(request, create, location=_room_location)
 
 
 class RoomJoinApi(APIView):
@@ -84,14 +92,14 @@ class RoomJoinApi(APIView):
     def post(self, request: Request) -> Response:
         serializer = RoomJoinInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        return _room(services.room_join(player=request.user, code=serializer.validated_data["code"]))
+        return _room(services.room_join(player=request.user, code=serializer.validated_data["invite_code"]))
 
 
 class RoomDetailApi(APIView):
     @extend_schema(
         operation_id="rooms_retrieve",
         summary="The room: members, settings, its latest match",
-        description="`state` is `lobby` when there is no match or the latest is over (finished or cancelled).",
+        description="`status` is `lobby` when there is no match or the latest is over (finished or cancelled).",
         parameters=[ROOM_ID],
         responses={200: RoomSerializer, **problems(401, 404, 429)},
         examples=[ROOM],

@@ -17,7 +17,7 @@ class RoomView:
     table_options: dict[str, int | None]
 
     @property
-    def state(self) -> str:
+    def status(self) -> str:
         return "closed" if self.room.closed else "lobby" if in_lobby(self.room) else "playing"
 
 

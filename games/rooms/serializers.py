@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample
+from drf_spectacular.utils import OpenApiExample, extend_schema_field
 from rest_framework import serializers
 
 from games.matches.models import MatchStatus
@@ -45,8 +45,25 @@ class RoomInputSerializer(serializers.Serializer):
     )
 
 
+@extend_schema_field({"type": "string", "minLength": 1, "maxLength": 16, "deprecated": True})
+class DeprecatedCodeField(serializers.CharField):
+    """The old name of ``invite_code`` (until 0.2)."""
+
+
 class RoomJoinInputSerializer(serializers.Serializer):
-    code = serializers.CharField(min_length=1, max_length=16, help_text="The room's invite code.")
+    invite_code = serializers.CharField(
+        required=False, min_length=1, max_length=16, help_text="The room's invite code, in either case."
+    )
+    code = DeprecatedCodeField(
+        required=False, min_length=1, max_length=16,
+        help_text="Deprecated: the old name of `invite_code`, taken until version 0.2.",
+    )  # fmt: skip
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        code = attrs.get("invite_code", attrs.get("code"))
+        if code is None:
+            raise serializers.ValidationError({"invite_code": ["This field is required."]})
+        return {"invite_code": code}
 
 
 class MemberSerializer(OutputSerializer):
@@ -60,12 +77,33 @@ class RoomMatchSerializer(OutputSerializer):
     status = serializers.ChoiceField(choices=MatchStatus.values)
 
 
+@extend_schema_field({"type": "string", "deprecated": True})
+class DeprecatedStringField(serializers.CharField):
+    pass
+
+
+@extend_schema_field({"$ref": "#/components/schemas/RoomStatusEnum", "deprecated": True})
+class DeprecatedRoomStatusField(serializers.CharField):
+    pass
+
+
 # Renders a games.rooms.bodies.RoomView: a room as its members see it.
 class RoomSerializer(OutputSerializer):
     id = serializers.UUIDField(source="room.id")
-    code = serializers.CharField(help_text="The invite code: friends join with POST /rooms/join.", source="room.code")
+    invite_code = serializers.CharField(
+        help_text="The invite code: friends join with POST /rooms/join.", source="room.code"
+    )
+    code = DeprecatedStringField(help_text="Deprecated: the old name of `invite_code`, sent until version 0.2.",
+                                 source="room.code")  # fmt: skip
     host = serializers.UUIDField(help_text="The host player's id.", source="room.host_id")
-    state = serializers.ChoiceField(choices=["lobby", "playing", "closed"])
+    status = serializers.ChoiceField(
+        choices=["lobby", "playing", "closed"],
+        help_text="`lobby` when there is no match or the latest is over (finished or cancelled), `playing` while "
+        "it is played, `closed` once the last member left.",
+    )
+    state = DeprecatedRoomStatusField(
+        help_text="Deprecated: the old name of `status`, sent until version 0.2.", source="status"
+    )
     variant = serializers.CharField(source="room.variant")
     options = OptionsField(source="room.options")
     bot = serializers.CharField(source="room.bot")
@@ -82,8 +120,10 @@ class RoomSerializer(OutputSerializer):
 _AT = "2026-01-01T12:00:00Z"
 _ROOM: dict[str, Any] = {
     "id": "7c1e2d9a-0b5f-4c3e-8a71-2b9d4f6e1a22",
+    "invite_code": "K7QX2M",
     "code": "K7QX2M",
     "host": "5f0c8a9e-3d1b-4c55-9a3e-0f6f2a1b7c11",
+    "status": "lobby",
     "state": "lobby",
     "variant": "clasico",
     "options": {"games_to_win": 4},
@@ -105,4 +145,4 @@ ROOM_CREATE = OpenApiExample(
            "table_options": {"reconnect_grace": 60}, "public": True},
     request_only=True,
 )  # fmt: skip
-ROOM_JOIN = OpenApiExample("Join by code", value={"code": "K7QX2M"}, request_only=True)
+ROOM_JOIN = OpenApiExample("Join by code", value={"invite_code": "K7QX2M"}, request_only=True)

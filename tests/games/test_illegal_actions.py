@@ -76,6 +76,16 @@ def test_a_card_the_duties_of_c5_refuse_is_422_naming_the_rule(code, rule):
     assert snapshot(table) == before
 
 
+def test_an_engine_refusal_is_told_in_the_service_voice():
+    """The engine's messages ("it is seat 1's turn, not seat 0's") reach clients as every other detail: a
+    sentence, capitalized, with a full stop, and no Markdown."""
+    table = human_table("clasico", {"games_to_win": 1}, seed=2)
+    waiting = next(s for s in range(4) if s != table.view(0)["hand"]["turn"])
+    body = problem(table.seats[waiting].post(table.url("/actions"), {"type": "pass"}), 409, "not_your_turn")
+    assert body["detail"][0].isupper() and body["detail"].endswith("."), body["detail"]
+    assert "`" not in body["detail"]
+
+
 def test_a_card_not_in_hand_is_422_and_changes_nothing():
     table = human_table("clasico", {"games_to_win": 1}, seed=2)
     view = table.view(table.view(0)["hand"]["turn"])

@@ -131,8 +131,11 @@ def test_a_match_with_open_seats_waits_and_starts_when_the_last_seat_is_taken():
     problem(first.post(f"{url}/join", {"invite_code": created["invite_code"]}), 409, "already_seated")
 
     second = new_player()
-    problem(second.post(f"{url}/join", {"invite_code": "wrong"}), 403, "invalid_invite_code")
-    problem(second.post(f"{url}/join", {"invite_code": "é" * 3}), 403, "invalid_invite_code")  # not a 500
+    hidden = problem(second.get(url), 404, "not_found")
+    wrong = problem(second.post(f"{url}/join", {"invite_code": "wrong"}), 404, "not_found")
+    assert wrong == hidden, "a wrong code answers as a GET of a match the caller cannot see: it exists or not"
+    problem(second.post(f"{url}/join", {"invite_code": "é" * 3}), 404, "not_found")  # not a 500
+    problem(host.post(f"{url}/join", {"invite_code": "wrong"}), 403, "invalid_invite_code")  # its creator sees it
     problem(second.post(f"{url}/join", {"invite_code": 1234}), 400, "invalid")  # not the string "1234"
     problem(second.post(f"{url}/join", {"invite_code": created["invite_code"], "seat": 1}), 409, "seat_taken")
     problem(second.post(f"{url}/join", {"invite_code": created["invite_code"], "seat": 3}), 422, "invalid_seats")
@@ -412,3 +415,25 @@ def test_the_rules_are_served_as_markdown_to_anyone_and_name_the_ids_problems_gi
     assert answer.status_code == 200 and answer["Content-Type"].startswith("text/markdown")
     text = answer.content.decode()
     assert text == RULES_PATH.read_text() and "**C5 " in text and "- D4 " in text
+
+
+def test_the_view_of_a_match_says_my_turn_updated_at_and_the_winning_seats_as_the_list_and_the_event_do():
+    """The names of docs/clients.md: my_turn and updated_at as in the list, winner_seats as in match_finished."""
+    me = new_player()
+    created = create(me, variant="clasico", options={"games_to_win": 1},
+                     seats=[{"player": "me"}, {"bot": "level-1"}, {"bot": "level-1"}, {"bot": "level-1"}]).json()
+    url = f"/api/v1/matches/{created['id']}"
+    listed = me.get("/api/v1/matches/").json()["results"][0]
+    view = me.get(url).json()
+    assert view["my_turn"] == listed["my_turn"] == (view["hand"]["turn"] == 0)
+    assert view["updated_at"] == listed["updated_at"] and view["winner_seats"] is None
+    while view["status"] == "active":
+        assert view["my_turn"] and view["legal_actions"]
+        assert me.post(f"{url}/actions", view["legal_actions"][0]).status_code == 200
+        view = me.get(url).json()  # after the bots' turns, run in process once the action is committed
+    assert not view["my_turn"] and view["winners"]
+    finished = next(e for e in me.get(f"{url}/events", {"after": 0, "limit": 1000}).json()
+                    if e["type"] == "match_finished")  # fmt: skip
+    assert view["winner_seats"] == finished["data"]["winner_seats"]
+    assert [s for s, side in enumerate(view["sides"]) if side in view["winners"]] == view["winner_seats"]
+    assert me.get(f"{url}/record").json()["winner_seats"] == view["winner_seats"]

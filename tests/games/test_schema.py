@@ -79,7 +79,7 @@ def test_the_action_body_is_a_one_of_by_type(schema):
 @pytest.mark.parametrize(
     "component, field",
     [("MatchCreateInput", "variant"), ("MatchJoinInput", "invite_code"), ("RoomInput", "variant"),
-     ("RoomInput", "bot"), ("PatchedRoomInput", "bot"), ("RoomJoinInput", "code")],
+     ("RoomInput", "bot"), ("PatchedRoomInput", "bot"), ("RoomJoinInput", "code"), ("RoomJoinInput", "invite_code")],
 )  # fmt: skip
 def test_a_string_the_service_refuses_blank_is_documented_non_blank(schema, component, field):
     assert schema["components"]["schemas"][component]["properties"][field]["minLength"] == 1
@@ -184,3 +184,46 @@ def test_the_action_bodies_are_documented_with_the_bounds_the_service_checks(sch
                 assert ActionInputSerializer(data=data).is_valid() == valid, (data, valid)
             checked.add((action_type, name))
     assert {("bid", "amount"), ("play", "expected_seq")} <= checked
+
+
+def test_every_payload_is_typed(schema):
+    """No object of unknown shape in what the service answers (Problem's per-field errors aside): the record's
+    events, a replay's event and table, a hand's result are components a generator can type."""
+
+    def untyped(node: object, where: str) -> list[str]:
+        if isinstance(node, dict):
+            found = [where] if node.get("additionalProperties") == {} and "properties" not in node else []
+            return found + [f for key, value in node.items() for f in untyped(value, f"{where}/{key}")]
+        if isinstance(node, list):
+            return [f for i, item in enumerate(node) for f in untyped(item, f"{where}[{i}]")]
+        return []
+
+    assert untyped(schema["components"]["schemas"], "") == ["/Problem/properties/errors"]
+    schemas = schema["components"]["schemas"]
+    assert schemas["Record"]["properties"]["events"]["items"] == {"$ref": "#/components/schemas/RecordedEvent"}
+    recorded = {ref["$ref"].rsplit("/", 1)[-1] for ref in schemas["RecordedEvent"]["oneOf"]}
+    assert "RecordedHandStartedEvent" in recorded and "HandStartedEvent" not in recorded, "the record deals in full"
+    assert {"$ref": "#/components/schemas/RecordedEvent"} in schemas["Replay"]["properties"]["event"]["allOf"]
+    assert {"$ref": "#/components/schemas/ReplayTable"} in schemas["Replay"]["properties"]["table"]["oneOf"]
+
+
+def test_no_description_carries_the_generators_choice_lists(schema):
+    assert "* `" not in yaml.safe_dump(schema), "drf-spectacular's '* `True` - True' enum descriptions"
+
+
+def test_every_201_names_what_it_created(schema):
+    created = [(path, method, op["responses"]["201"]) for path, item in schema["paths"].items()
+               for method, op in item.items() if "201" in op["responses"]]  # fmt: skip
+    assert len(created) >= 7  # players, token, matches, rooms, bots, bot token, ladder runs
+    for path, method, answer in created:
+        assert answer["headers"]["Location"]["required"] is True, f"{method.upper()} {path}"
+
+
+@pytest.mark.parametrize(
+    "component, old, new",
+    [("Room", "code", "invite_code"), ("Room", "state", "status"), ("RoomJoinInput", "code", "invite_code"),
+     ("LadderRun", "state", "status")],
+)  # fmt: skip
+def test_an_old_name_is_deprecated_beside_its_new_one(schema, component, old, new):
+    properties = schema["components"]["schemas"][component]["properties"]
+    assert properties[old]["deprecated"] is True and "deprecated" not in properties[new]

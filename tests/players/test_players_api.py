@@ -54,8 +54,8 @@ def test_bad_usernames_are_refused_with_400(name):
 
 def test_a_refused_username_is_told_what_a_username_is():
     body = problem(create(APIClient(), "ab"), 400, "invalid")
-    assert body["errors"]["username"] == ["A username is 3–30 letters, digits, `_`, `.` or `-`, starting with a "
-                                          "letter or digit."]  # fmt: skip
+    assert body["errors"]["username"] == ["A username is 3–30 letters, digits, underscores, dots or hyphens, "
+                                          "starting with a letter or digit."]  # fmt: skip
 
 
 def test_bad_json_is_a_400_parse_error():

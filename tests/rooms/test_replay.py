@@ -33,7 +33,8 @@ def play_to_the_end(api, match_id: str, seed: int = 1) -> dict:
 
 SERVICE_EVENTS = {
     "seat_reconnected": {"type": "seat_reconnected", "seat": 0, "data": {"away_seconds": 1.0}},
-    "bot_fallback": {"type": "bot_fallback", "seat": 1, "data": {"reason": "timeout", "level": "level-2"}},
+    "bot_fallback": {"type": "bot_fallback", "seat": 1,
+                     "data": {"reason": "timeout", "detail": "The bot did not answer in time.", "level": "level-2"}},
 }
 
 

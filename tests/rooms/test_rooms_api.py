@@ -21,14 +21,14 @@ def test_a_room_gathers_friends_starts_a_match_and_is_back_in_its_lobby_when_it_
                                         "table_options": {"reconnect_grace": 30}})  # fmt: skip
     assert room.status_code == 201, room.content
     room = room.json()
-    assert room["state"] == "lobby" and room["table_options"]["reconnect_grace"] == 30
-    joined = friend.post("/api/v1/rooms/join", {"code": room["code"].lower()})
+    assert room["status"] == "lobby" and room["table_options"]["reconnect_grace"] == 30
+    joined = friend.post("/api/v1/rooms/join", {"invite_code": room["invite_code"].lower()})
     assert joined.status_code == 200 and len(joined.json()["members"]) == 2
     assert friend.post(f"/api/v1/rooms/{room['id']}/start").json()["code"] == "not_host"
     started = host.post(f"/api/v1/rooms/{room['id']}/start")
     assert started.status_code == 200, started.content
     body = started.json()
-    assert body["state"] == "playing" and body["match"]["status"] == "active"
+    assert body["status"] == "playing" and body["match"]["status"] == "active"
     match = Match.objects.get(pk=body["match"]["id"])
     assert [s["kind"] for s in match.seating] == ["player", "player", "bot", "bot"]
     assert Table.objects.get(match=match).reconnect_grace == 30
@@ -37,13 +37,28 @@ def test_a_room_gathers_friends_starts_a_match_and_is_back_in_its_lobby_when_it_
     assert friend.get(f"/api/v1/matches/{match.id}").json()["my_seat"] == 1
     Match.objects.filter(pk=match.pk).update(status="cancelled")
     again = host.get(f"/api/v1/rooms/{room['id']}").json()
-    assert again["state"] == "lobby" and again["match"]["status"] == "cancelled"
+    assert again["status"] == "lobby" and again["match"]["status"] == "cancelled"
     changed = host.client.patch(
         f"/api/v1/rooms/{room['id']}", {"variant": "dos", "options": {"games_to_win": 1}}, format="json"
     )
     assert changed.status_code == 200 and changed.json()["variant"] == "dos"
     second = host.post(f"/api/v1/rooms/{room['id']}/start").json()
-    assert second["match"]["id"] != str(match.id) and second["state"] == "playing"
+    assert second["match"]["id"] != str(match.id) and second["status"] == "playing"
+
+
+def test_a_room_says_invite_code_and_status_as_a_match_does_and_the_old_names_still_work():
+    """One name for one thing (docs/clients.md, Changes): a room's invite_code and status, as a match's;
+    code and state, deprecated, stay until version 0.2, in answers and in the join's body."""
+    host, old, new, nobody = new_player("host"), new_player("old"), new_player("new"), new_player("nobody")
+    room = host.post("/api/v1/rooms/", {"variant": "clasico"}).json()
+    assert room["invite_code"] == room["code"] and len(room["invite_code"]) == 6
+    assert room["status"] == room["state"] == "lobby"
+    assert old.post("/api/v1/rooms/join", {"code": room["code"]}).status_code == 200
+    assert new.post("/api/v1/rooms/join", {"invite_code": room["invite_code"]}).status_code == 200
+    problem(nobody.post("/api/v1/rooms/join", {}), 400, "invalid")
+    problem(nobody.post("/api/v1/rooms/join", {"invite_code": "ZZZZZZ"}), 404, "room_not_found")
+    problem(nobody.get(f"/api/v1/rooms/{room['id']}"), 404, "room_not_found")  # a stranger learns nothing
+    assert len(host.get(f"/api/v1/rooms/{room['id']}").json()["members"]) == 3
 
 
 def test_a_match_of_one_human_against_bots_is_not_tracked():
