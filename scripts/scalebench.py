@@ -29,8 +29,9 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SERVER = "postgres://postgres@127.0.0.1:5432"
@@ -167,7 +168,9 @@ def _clone(cursor: Any, table: str, source: str, overrides: dict[str, str], wher
     return int(cursor.rowcount)
 
 
-def fill(fixture: dict[str, Any], *, matches: int, players: int, events_share: float, say: Callable[[str], None]) -> dict[str, int]:
+def fill(
+    fixture: dict[str, Any], *, matches: int, players: int, events_share: float, say: Callable[[str], None]
+) -> dict[str, int]:
     from django.db import connection
 
     caller = fixture["caller"].player_id
@@ -181,11 +184,11 @@ def fill(fixture: dict[str, Any], *, matches: int, players: int, events_share: f
             say(f"  {name}: {rows[name]:,} rows in {time.perf_counter() - start:.0f} s")
 
         c.execute("SET synchronous_commit = off")
-        c.execute("CREATE TEMP TABLE sb_p AS SELECT g, gen_random_uuid() AS id FROM generate_series(1, %s) g", [players])
+        c.execute("CREATE TEMP TABLE sb_p AS SELECT g, gen_random_uuid() id FROM generate_series(1, %s) g", [players])
         c.execute("CREATE UNIQUE INDEX ON sb_p (g)")
         c.execute(
-            "CREATE TEMP TABLE sb_m AS SELECT g, gen_random_uuid() AS id, 1 + (g * 7919) %% %s AS p, "
-            "1 + (g * 104729 + 1) %% %s AS q, g %% 3 = 0 AS pair, now() - g * interval '20 seconds' AS at "
+            "CREATE TEMP TABLE sb_m AS SELECT g, gen_random_uuid() AS id, 1 + (g::bigint * 7919) %% %s AS p, "
+            "1 + (g::bigint * 104729 + 1) %% %s AS q, g %% 3 = 0 AS pair, now() - g * interval '20 seconds' AS at "
             "FROM generate_series(1, %s) g",
             [players, players, matches],
         )
@@ -408,7 +411,8 @@ def main(argv: list[str] | None = None) -> int:
                 admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
     periods = _periods()
     result: dict[str, Any] = {
-        "matches": args.matches, "players": players, "events_share": args.events_share, "rows": rows,
+        "database": database, "matches": args.matches, "players": players, "events_share": args.events_share,
+        "rows": rows,
         "fill_seconds": round(fill_seconds, 1), "total_seconds": round(time.perf_counter() - started, 1),
         "database_bytes": size_bytes, "table_bytes": tables, "load": list(os.getloadavg()),
         "reads": {}, "tasks": {},
@@ -431,7 +435,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result, indent=2))
         return 0
     print(f"\n{args.matches:,} finished matches, {players:,} players, {rows.get('events', 0):,} events; "
-          f"database {size_bytes / 2**20:,.0f} MB; fill {fill_seconds:.0f} s; load {os.getloadavg()[0]:.2f}")  # fmt: skip
+          f"database {size_bytes / 2**20:,.0f} MB; fill {fill_seconds:.0f} s; "
+          f"load {os.getloadavg()[0]:.2f}")  # fmt: skip
     print(f"{'':52} {'empty p50':>9} {'p95':>8} {'full p50':>9} {'p95':>8} {'ratio':>6}")
     for kind in ("reads", "tasks"):
         for name, e in result[kind].items():

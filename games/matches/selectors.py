@@ -128,8 +128,8 @@ def match_list(*, player: Player, status: str | None = None, variant: str | None
     they created (``games_match_created_by_id``), joined in a UNION: the work is the caller's own
     matches, whatever the number of matches stored (an ``OR`` of the two was a scan of every match,
     docs/scaling.md)."""
-    mine = Seat.objects.filter(player=player).values("match_id").union(
-        Match.objects.filter(created_by=player).values("id")
+    mine = Seat.objects.filter(player=player).order_by().values("match_id").union(
+        Match.objects.filter(created_by=player).order_by().values("id")
     )
     my_seat = Seat.objects.filter(match=OuterRef("pk"), player=player).values("number")[:1]
     matches = Match.objects.filter(pk__in=mine)
