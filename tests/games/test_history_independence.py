@@ -57,9 +57,10 @@ def test_the_token_digest_has_one_index_and_the_purge_one() -> None:
 
 
 def test_the_username_check_compares_lower_as_the_unique_index_does() -> None:
-    new_player("Alice")
+    taken = new_player("Alice").player.username  # type: ignore[attr-defined]
+    other = new_player("x")
     with CaptureQueriesContext(connection) as queries:
-        response = new_player("x").client.post("/api/v1/players/", {"username": "ALICE0"}, format="json")
+        response = other.client.post("/api/v1/players/", {"username": taken.upper()}, format="json")
     assert response.status_code == 409, response.content
     checks = [q["sql"] for q in queries if "players_player" in q["sql"] and "username" in q["sql"].lower()]
     assert checks and all("UPPER(" not in sql for sql in checks), checks
