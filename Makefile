@@ -13,7 +13,7 @@ PORT ?= 8000
 # 0.0.0.0 to reach make run from a phone on the LAN; an emulator reaches 127.0.0.1 as 10.0.2.2.
 HOST ?= 127.0.0.1
 
-.PHONY: run test lint install loadtest contract
+.PHONY: run test lint install loadtest contract scalebench
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
@@ -54,3 +54,8 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --progress-bar off -e '.[dev]'
 	touch $@
+
+# Every read endpoint and periodic task on an empty database and on one of a million finished matches
+# (scripts/scalebench.py, docs/scaling.md): make scalebench SCALEBENCH_ARGS="--matches 100000 --json"
+scalebench: $(STAMP)
+	$(BIN)/python scripts/scalebench.py $(SCALEBENCH_ARGS)

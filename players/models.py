@@ -59,9 +59,14 @@ class Player(models.Model):
 class Token(models.Model):
     """A bearer token, stored as the hex SHA-256 of the token; a player holds one at a time."""
 
-    digest = models.CharField(max_length=64, unique=True)
+    digest = models.CharField(max_length=64)
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="tokens")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        # A constraint, not ``unique=True``: on PostgreSQL that adds a second index (``varchar_pattern_ops``,
+        # for LIKE) on the digest, which is only ever compared whole.
+        constraints = [models.UniqueConstraint(fields=["digest"], name="token_digest_unique")]
 
     def __str__(self) -> str:
         return f"{self.player} {self.digest[:8]}…"

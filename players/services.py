@@ -7,6 +7,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Value
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from .errors import BotInPlay, InvalidWebhookUrl, NotYourBot, TooManyBots, UnknownBot, UsernameTaken
@@ -28,7 +30,8 @@ def _token_issue(*, player: Player) -> str:
 @transaction.atomic
 def player_create(*, username: str) -> tuple[Player, str]:
     """A new player and its first token (returned once, never stored in the clear)."""
-    if Player.objects.filter(username__iexact=username).exists():
+    # LOWER(username), as the unique index is (``iexact`` would be UPPER(), a scan of every player).
+    if Player.objects.alias(lower=Lower("username")).filter(lower=Lower(Value(username))).exists():
         raise UsernameTaken(f"The username {username!r} is taken.", username=username)
     try:
         with transaction.atomic():  # a concurrent request may take the name between the check and here

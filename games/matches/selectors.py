@@ -110,7 +110,7 @@ LIVE_MATCHES_RANKED = 1000
 
 def live_match_ids() -> list[UUID]:
     """The ids of the public matches in play (M5), the latest moved first, at most
-    :data:`LIVE_MATCHES_RANKED` (one index scan: ``match_public_active``)."""
+    :data:`LIVE_MATCHES_RANKED` (the partial index ``match_active``: the matches in play, not those over)."""
     matches = Match.objects.filter(public=True, status=MatchStatus.ACTIVE).order_by("-updated_at", "-id")
     return list(matches.values_list("id", flat=True)[:LIVE_MATCHES_RANKED])
 
@@ -122,11 +122,17 @@ def matches_in_order(ids: list[UUID]) -> list[Match]:
 
 
 def match_list(*, player: Player, status: str | None = None, variant: str | None = None) -> QuerySet[Match]:
-    """The matches the player sits at or created, latest activity first, with ``my_seat``."""
-    my_seat = Seat.objects.filter(match=OuterRef("pk"), player=player).values("number")[:1]
-    matches = Match.objects.filter(pk__in=Seat.objects.filter(player=player).values("match")) | Match.objects.filter(
-        created_by=player
+    """The matches the player sits at or created, latest activity first, with ``my_seat``.
+
+    The ids come from two index scans, the player's seats (``games_seat_player_id``) and the matches
+    they created (``games_match_created_by_id``), joined in a UNION: the work is the caller's own
+    matches, whatever the number of matches stored (an ``OR`` of the two was a scan of every match,
+    docs/scaling.md)."""
+    mine = Seat.objects.filter(player=player).order_by().values("match_id").union(
+        Match.objects.filter(created_by=player).order_by().values("id")
     )
+    my_seat = Seat.objects.filter(match=OuterRef("pk"), player=player).values("number")[:1]
+    matches = Match.objects.filter(pk__in=mine)
     matches = matches.annotate(my_seat=Subquery(my_seat)).order_by("-updated_at", "-created_at")
     if status:
         matches = matches.filter(status=status)

@@ -129,7 +129,10 @@ def webhook_turns_sweep(*, idle_seconds: float = 30) -> int:
     """Queue again the webhook calls that were lost (a broker down when queuing); returns how many."""
     cutoff = timezone.now() - timedelta(seconds=idle_seconds)
     stuck = Match.objects.filter(status=MatchStatus.ACTIVE, updated_at__lt=cutoff, turn__isnull=False)
-    stuck = stuck.filter(seats__number=F("turn"), seats__player__bot__delivery=BotDelivery.WEBHOOK)
+    # The registered webhook bots first (a small table), then the seats of the matches in play: a join
+    # through ``players_bot`` per match was a nested loop that scanned it once per active match.
+    webhook_bots = Bot.objects.filter(delivery=BotDelivery.WEBHOOK).values("player_id")
+    stuck = stuck.filter(seats__number=F("turn"), seats__player__in=webhook_bots)
     count = 0
     for match_id, seq in stuck.values_list("id", "seq"):
         _queue_delivery(match_id, seq)
@@ -143,12 +146,13 @@ def poll_turns_sweep(*, now: datetime | None = None) -> int:
     :func:`webhook_turns_sweep`); under ``make run`` call it by hand."""
     now = now or timezone.now()
     idle = Match.objects.filter(status=MatchStatus.ACTIVE, turn__isnull=False, updated_at__lt=now)
-    idle = idle.filter(seats__number=F("turn"), seats__player__bot__delivery=BotDelivery.POLL)
+    poll_bots = Bot.objects.filter(delivery=BotDelivery.POLL)
+    idle = idle.filter(seats__number=F("turn"), seats__player__in=poll_bots.values("player_id"))
+    rows = list(idle.values_list("id", "seq", "updated_at", "seats__player_id"))
+    timeouts = dict(poll_bots.filter(pk__in={row[3] for row in rows}).values_list("pk", "timeout_ms"))
     count = 0
-    for match_id, seq, updated_at, timeout_ms in idle.values_list(
-        "id", "seq", "updated_at", "seats__player__bot__timeout_ms"
-    ):
-        if updated_at + timedelta(milliseconds=timeout_ms) <= now:
+    for match_id, seq, updated_at, bot_id in rows:
+        if updated_at + timedelta(milliseconds=timeouts[bot_id]) <= now:
             count += poll_turn_expire(match_id=match_id, seq=seq, now=now)
     return count
 

@@ -28,6 +28,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
@@ -174,7 +175,9 @@ def presences_create(*, now: datetime) -> int:
     """Start tracking the human seats of active matches with more than one human (M2, not M3)."""
     seated = human_seats()
     matches = Match.objects.filter(status=MatchStatus.ACTIVE, pk__in=with_humans())
-    matches = matches.exclude(pk__in=Presence.objects.values("match")).values_list("pk", flat=True)
+    # NOT EXISTS, an anti-join by the index: ``NOT IN`` hashed every presence row ever written.
+    tracked = Presence.objects.filter(match=OuterRef("pk"))
+    matches = matches.exclude(Exists(tracked)).values_list("pk", flat=True)
     rows = [
         Presence(match_id=s.match_id, seat=s.number, player_id=s.player_id, last_seen=now)
         for s in seated.filter(match__in=list(matches))

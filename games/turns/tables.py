@@ -11,7 +11,7 @@ from uuid import UUID
 from django.conf import settings
 from django.db.models import Count, QuerySet
 
-from games.matches.models import Seat
+from games.matches.models import MatchStatus, Seat
 
 from .models import Table
 
@@ -41,8 +41,12 @@ def human_seats() -> QuerySet[Seat]:
 
 
 def with_humans() -> QuerySet[Any]:
-    """The ids of the matches with more than one human seated: those M2 applies to."""
-    return human_seats().values("match").annotate(n=Count("id")).filter(n__gte=2).values("match")
+    """The ids of the active matches with more than one human seated: those M2 applies to now.
+
+    Only the matches in play (the partial index ``match_active``) and their seats: grouping every
+    human seat ever recorded grew with history (docs/scaling.md)."""
+    seats = human_seats().filter(match__status=MatchStatus.ACTIVE)
+    return seats.values("match").annotate(n=Count("id")).filter(n__gte=2).values("match")
 
 
 def table_create(
