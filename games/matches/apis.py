@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import engine
-from tute_api.fields import QueryInteger
+from tute_api.fields import QueryChoice, QueryInteger
 from tute_api.pagination import Pagination, page_of
 from tute_api.schema import problems
 
@@ -121,8 +121,8 @@ class MatchesApi(APIView):
     """``GET``: the caller's matches; ``POST``: a new match."""
 
     class FilterSerializer(serializers.Serializer):
-        status = serializers.ChoiceField(choices=MatchStatus.values, required=False)
-        variant = serializers.ChoiceField(
+        status = QueryChoice(choices=MatchStatus.values, required=False)
+        variant = QueryChoice(
             choices=sorted(engine.VARIANTS),
             required=False,
             error_messages={
