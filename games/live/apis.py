@@ -38,7 +38,7 @@ from games.matches.serializers import EVENT, MAX_SEQ, MatchSerializer
 from games.turns.serializers import TurnSerializer
 from games.turns.tables import timings_of
 from tute_api.fields import QueryInteger
-from tute_api.pagination import Pagination
+from tute_api.pagination import MAX_PAGE, Pagination
 from tute_api.parsers import whole_number
 from tute_api.schema import problems
 
@@ -250,7 +250,7 @@ LivePagination = Pagination
 
 class LiveMatchesApi(APIView):
     class QuerySerializer(serializers.Serializer):
-        page = QueryInteger(required=False, min_value=1, help_text="1 by default.")
+        page = QueryInteger(required=False, min_value=1, max_value=MAX_PAGE, help_text="1 by default.")
         page_size = QueryInteger(
             required=False, min_value=1, max_value=LivePagination.max_page_size, help_text="20 by default."
         )

@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 
 from games import engine
 from tute_api.fields import QueryChoice, QueryInteger
-from tute_api.pagination import Pagination, page_of
+from tute_api.pagination import MAX_PAGE, Pagination, page_of
 from tute_api.schema import problems
 
 from . import examples, replays, selectors, services
@@ -129,7 +129,7 @@ class MatchesApi(APIView):
                 "invalid_choice": f'No variant "{{input}}": see GET /variants/ ({", ".join(engine.VARIANTS)}).'
             },
         )
-        page = QueryInteger(required=False, min_value=1, help_text="1 by default.")
+        page = QueryInteger(required=False, min_value=1, max_value=MAX_PAGE, help_text="1 by default.")
         page_size = QueryInteger(
             required=False, min_value=1, max_value=MatchPagination.max_page_size, help_text="20 by default."
         )

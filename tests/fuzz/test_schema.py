@@ -79,9 +79,9 @@ class Player:
     def saw(self, case: schemathesis.Case, response: schemathesis.Response) -> None:
         """Rotating the token (``POST /players/me/token``) ends the old one: go on with the new."""
         SENT[case.operation.label] += 1
-        if case.operation.label == "POST /api/v1/players/me/token" and response.status_code == 201:
-            if case.headers.get("Authorization") in (None, f"Bearer {self.token}"):
-                self.token = response.json()["token"]
+        rotated = case.operation.label == "POST /api/v1/players/me/token" and response.status_code == 201
+        if rotated and case.headers.get("Authorization") in (None, f"Bearer {self.token}"):
+            self.token = response.json()["token"]
 
 
 @pytest.fixture
