@@ -2,8 +2,9 @@
 app in process, through its WSGI handler) and checks every answer against it: no 5xx, the status
 documented for the operation, the content type and the body the schema gives, schema-valid input never
 refused as malformed (400) and malformed input never accepted. A player's token authenticates every
-request. The stateful part chains operations through the schema's links (create a match, read it,
-post one of its ``legal_actions``...).
+request. The stateful part chains operations along the links schemathesis infers from the schema (an
+operation whose answer carries an ``id`` feeds the operations with that path parameter: create a match,
+read it, join it, post an action to it, cancel it...).
 
 ``FUZZ_CASES`` (default 2,000) is the least number of cases the run must send in all; ``make fuzz``
 runs a long one. docs/reliability.md, "Schema fuzzing", says what it found."""
@@ -134,8 +135,8 @@ def test_every_operation_answers_as_the_schema_says(case: schemathesis.Case, app
 
 
 class Workflow(schema.as_state_machine()):  # type: ignore[misc]
-    """Chains of calls along the schema's links (inferred from the ids that answers carry, and those the
-    schema names): a match created, read, joined, played through its ``legal_actions``..."""
+    """Chains of calls along the links schemathesis infers (the ids that answers carry): a match created,
+    read, joined, acted on; a room made, changed, started; a bot registered, changed, retired..."""
 
     player: Player
     app: WSGIHandler
