@@ -2,6 +2,7 @@
 #   make run    install if needed, migrate, serve on $(HOST):$(PORT) (Celery beat's schedule in process)
 #   make test   install if needed, run the whole test suite
 #   make lint   install if needed, run ruff, import-linter and mypy (strict, on the engine)
+#   make fuzz   install if needed, a long schema fuzzing run (FUZZ_CASES cases; CI runs 2,000 in make test)
 #   make loadtest  the service under gunicorn on PostgreSQL + a Celery worker, N clients (docs/performance.md)
 
 SHELL := /bin/bash
@@ -13,7 +14,7 @@ PORT ?= 8000
 # 0.0.0.0 to reach make run from a phone on the LAN; an emulator reaches 127.0.0.1 as 10.0.2.2.
 HOST ?= 127.0.0.1
 
-.PHONY: run test lint install loadtest contract scalebench
+.PHONY: run test lint install loadtest contract scalebench fuzz
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
@@ -41,6 +42,11 @@ contract: $(STAMP) clients/node_modules/.stamp
 clients/node_modules/.stamp: clients/package.json clients/package-lock.json
 	cd clients && npm ci --no-audit --no-fund
 	touch $@
+
+# schemathesis against the live schema, in process (tests/fuzz, docs/reliability.md "Schema fuzzing").
+FUZZ_CASES ?= 20000
+fuzz: $(STAMP)
+	FUZZ_CASES=$(FUZZ_CASES) $(BIN)/python -m pytest tests/fuzz -p no:cacheprovider -o timeout=0 $(PYTEST_ARGS)
 
 loadtest: $(STAMP)
 	$(BIN)/python scripts/loadtest.py $(LOADTEST_ARGS)

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 
 class JSONInteger(serializers.IntegerField):
@@ -41,7 +42,24 @@ class JSONBoolean(serializers.BooleanField):
 _QUERY_INTEGER = re.compile(r"-?[0-9]+")
 
 
-class QueryInteger(serializers.IntegerField):
+class _EmptyIsAValue:
+    """A query parameter given with no value (``?wait=``) is that value, the empty string, which its
+    schema (an integer, one of an enum) refuses. DRF reads it as absent for a field that is not required."""
+
+    field_name: str
+
+    def get_value(self, dictionary: Any) -> Any:
+        value = super().get_value(dictionary)  # type: ignore[misc]
+        if value is empty and dictionary.get(self.field_name) == "":
+            return ""
+        return value
+
+
+class QueryChoice(_EmptyIsAValue, serializers.ChoiceField):
+    """One of an enum, in a query string: ``?variant=`` is no variant (400), not "any"."""
+
+
+class QueryInteger(_EmptyIsAValue, serializers.IntegerField):
     """An integer of a query string: ASCII digits, with a minus sign or none. DRF's ``IntegerField``
     also takes ``1.0``, `` 5``, ``+5`` and other scripts' digits (``５``), which the schema's
     ``type: integer`` does not."""

@@ -7,6 +7,10 @@ import copy
 from rest_framework import serializers
 from rest_framework.pagination import PageNumberPagination
 
+#: The highest ``?page=`` any list takes (the largest PostgreSQL integer): beyond, a 400 rather than an
+#: offset the database cannot take (the schema fuzzing met one: a 500).
+MAX_PAGE = 2**31 - 1
+
 
 class Pagination(PageNumberPagination):
     page_size = 20

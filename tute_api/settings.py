@@ -206,7 +206,9 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
     "UNAUTHENTICATED_USER": None,
     "EXCEPTION_HANDLER": "tute_api.errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "tute_api.schema.AutoSchema",
+    # An unknown ?format= is bad input (400 naming it), not DRF's 404 (tute_api/negotiation.py).
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "tute_api.negotiation.ContentNegotiation",
 }
 
 # The largest request body: the API's are under a few kilobytes (Django's default is 2.5 MB).

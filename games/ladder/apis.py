@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 from games.matches.idempotency import IDEMPOTENCY_HEADER, respond_once
 from tute_api.created import created, location
 from tute_api.fields import QueryInteger
-from tute_api.pagination import Pagination
+from tute_api.pagination import MAX_PAGE, Pagination
 from tute_api.schema import problems
 
 from . import selectors, services
@@ -35,7 +35,7 @@ LadderPagination = Pagination
 
 
 class LadderPageSerializer(serializers.Serializer):
-    page = QueryInteger(required=False, min_value=1, help_text="1 by default.")
+    page = QueryInteger(required=False, min_value=1, max_value=MAX_PAGE, help_text="1 by default.")
     page_size = QueryInteger(
         required=False, min_value=1, max_value=LadderPagination.max_page_size, help_text="20 by default."
     )

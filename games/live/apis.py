@@ -15,7 +15,6 @@ from uuid import UUID
 
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotAcceptable
@@ -39,7 +38,7 @@ from games.matches.serializers import EVENT, MAX_SEQ, MatchSerializer
 from games.turns.serializers import TurnSerializer
 from games.turns.tables import timings_of
 from tute_api.fields import QueryInteger
-from tute_api.pagination import Pagination
+from tute_api.pagination import MAX_PAGE, Pagination
 from tute_api.parsers import whole_number
 from tute_api.schema import problems
 
@@ -50,10 +49,24 @@ from .stream import event_stream
 
 MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The match's id.")
 
+# One message of the event stream, as a client's EventSource hands it over: the stream's
+# schema describes each message (as OpenAPI 3.2's itemSchema does), `: keep-alive` comments and the
+# opening `retry:` aside, which carry no data.
+class StreamMessageSerializer(serializers.Serializer):
+    id = serializers.RegexField(r"^[0-9]+$", help_text="The event's `seq`: resume with `Last-Event-ID`.")
+    event = serializers.CharField(help_text="The event's `type` (`card_played`, `trick_won`, ...).")
+    data = serializers.CharField(
+        help_text="The event as `GET /matches/{id}/events` gives it, in JSON: `seq`, `type`, `seat`, `data`, `at`."
+    )
+
+
 STREAM = OpenApiExample(
-    "Two events",
-    value='id: 7\nevent: card_played\ndata: {"seq":7,"type":"card_played","seat":1,"data":{"card":"O1"},'
-    '"at":"2026-01-01T12:00:00Z"}\n\n: keep-alive\n\n',
+    "An event",
+    value={
+        "id": "7",
+        "event": "card_played",
+        "data": '{"seq":7,"type":"card_played","seat":1,"data":{"card":"O1"},"at":"2026-01-01T12:00:00Z"}',
+    },
     response_only=True,
 )
 
@@ -185,7 +198,11 @@ class MatchStreamApi(APIView):
             OpenApiParameter("format", exclude=True),  # DRF's ?format= names renderers: JSON here is for problems
         ],
         responses={
-            (200, "text/event-stream"): OpenApiResponse(OpenApiTypes.STR, examples=[STREAM]),
+            (200, "text/event-stream"): OpenApiResponse(
+                StreamMessageSerializer,
+                description="Each message of the stream: `id:` the seq, `event:` the type, `data:` the event.",
+                examples=[STREAM],
+            ),
             204: OpenApiResponse(description="The match is over and every event was sent."),
             **problems(400, 401, 404, 406, 429, s429=S429.replace("long poll", "stream")),
         },
@@ -233,7 +250,7 @@ LivePagination = Pagination
 
 class LiveMatchesApi(APIView):
     class QuerySerializer(serializers.Serializer):
-        page = QueryInteger(required=False, min_value=1, help_text="1 by default.")
+        page = QueryInteger(required=False, min_value=1, max_value=MAX_PAGE, help_text="1 by default.")
         page_size = QueryInteger(
             required=False, min_value=1, max_value=LivePagination.max_page_size, help_text="20 by default."
         )

@@ -21,8 +21,8 @@ from rest_framework.views import APIView
 
 from games import engine
 from tute_api.created import location
-from tute_api.fields import QueryInteger
-from tute_api.pagination import Pagination, page_of
+from tute_api.fields import QueryChoice, QueryInteger
+from tute_api.pagination import MAX_PAGE, Pagination, page_of
 from tute_api.schema import problems
 
 from . import examples, replays, selectors, services
@@ -129,15 +129,15 @@ class MatchesApi(APIView):
     """``GET``: the caller's matches; ``POST``: a new match."""
 
     class FilterSerializer(serializers.Serializer):
-        status = serializers.ChoiceField(choices=MatchStatus.values, required=False)
-        variant = serializers.ChoiceField(
+        status = QueryChoice(choices=MatchStatus.values, required=False)
+        variant = QueryChoice(
             choices=sorted(engine.VARIANTS),
             required=False,
             error_messages={
                 "invalid_choice": f'No variant "{{input}}": see GET /variants/ ({", ".join(engine.VARIANTS)}).'
             },
         )
-        page = QueryInteger(required=False, min_value=1, help_text="1 by default.")
+        page = QueryInteger(required=False, min_value=1, max_value=MAX_PAGE, help_text="1 by default.")
         page_size = QueryInteger(
             required=False, min_value=1, max_value=MatchPagination.max_page_size, help_text="20 by default."
         )

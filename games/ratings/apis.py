@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from games import engine
 from tute_api.fields import QueryInteger
+from tute_api.pagination import MAX_PAGE
 from tute_api.schema import problems
 
 from . import selectors
@@ -24,7 +25,7 @@ MAX_PAGE_SIZE = 100
 
 class LeaderboardApi(APIView):
     class FilterSerializer(serializers.Serializer):
-        page = QueryInteger(required=False, min_value=1, help_text="1 by default.")
+        page = QueryInteger(required=False, min_value=1, max_value=MAX_PAGE, help_text="1 by default.")
         page_size = QueryInteger(required=False, min_value=1, max_value=MAX_PAGE_SIZE, help_text="50 by default.")
 
     @extend_schema(

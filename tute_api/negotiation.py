@@ -1,0 +1,27 @@
+"""Content negotiation: DRF's, but an unknown ``?format=`` is bad input, not a missing page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.exceptions import ValidationError
+from rest_framework.negotiation import DefaultContentNegotiation
+
+
+class ContentNegotiation(DefaultContentNegotiation):
+    """``?format=`` names one of the view's renderers (``GET /rules?format=md``). DRF answers any other
+    value 404 (``Http404``), which no operation documents for it: here it is 400 ``invalid``, naming
+    ``format`` and the formats the view has."""
+
+    def select_renderer(self, request: Any, renderers: list[Any], format_suffix: str | None = None) -> Any:
+        name = self.settings.URL_FORMAT_OVERRIDE
+        if not format_suffix and name and request.query_params.get(name, None) == "":
+            raise ValidationError({name: ["An empty format: leave it out, or name one."]})  # DRF: as if absent
+        return super().select_renderer(request, renderers, format_suffix)
+
+    def filter_renderers(self, renderers: list[Any], format: str) -> list[Any]:
+        found = [renderer for renderer in renderers if renderer.format == format]
+        if not found:
+            known = ", ".join(renderer.format for renderer in renderers)
+            raise ValidationError({"format": [f"No format {format!r} here: {known}."]})
+        return found
