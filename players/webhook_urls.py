@@ -1,6 +1,8 @@
 """Which webhook URLs a registered bot may have: ``http`` or ``https``, a host whose *every* address is
 public (not private, loopback, link-local, reserved, multicast…) unless
-``settings.BOT_WEBHOOK_ALLOW_PRIVATE`` is on. Checked when a bot is registered or changed, and again
+``settings.BOT_WEBHOOK_ALLOW_PRIVATE`` is on, and a port of ``settings.WEBHOOK_ALLOWED_PORTS`` (80 and 443
+by default: ``http://8.8.8.8:6379/`` would reach a database, not a bot; any port with private addresses
+allowed, which is for bots on the same machine). Checked when a bot is registered or changed, and again
 before each call (``games.turns.webhooks``), which then connects to an address that was checked.
 """
 
@@ -10,6 +12,8 @@ import ipaddress
 import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from django.conf import settings
 
 from .errors import InvalidWebhookUrl, WebhookAddressNotAllowed
 
@@ -69,6 +73,9 @@ def webhook_target(url: str, *, allow_private: bool) -> Target:
     if not parts.hostname or parts.username is not None or parts.password is not None:
         raise InvalidWebhookUrl("A webhook URL names a host and carries no credentials.")
     port = port or (443 if parts.scheme == "https" else 80)
+    if not allow_private and port not in settings.WEBHOOK_ALLOWED_PORTS:
+        allowed = ", ".join(str(p) for p in sorted(settings.WEBHOOK_ALLOWED_PORTS))
+        raise WebhookAddressNotAllowed(f"A webhook URL's port is one of {allowed} (this one names {port}).")
     try:
         found = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):

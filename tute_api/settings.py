@@ -93,6 +93,9 @@ MIDDLEWARE = [
 if not DEBUG:
     # Under gunicorn, WhiteNoise serves the collected static files (admin, Swagger UI).
     MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
+# An over-long URL is a 414 problem (tute_api/errors.py), below gunicorn's limit_request_line (8190).
+MAX_URL_LENGTH = env.int("MAX_URL_LENGTH", default=4096)
+MIDDLEWARE.insert(0, "tute_api.errors.UrlTooLongMiddleware")
 
 ROOT_URLCONF = "tute_api.urls"
 WSGI_APPLICATION = "tute_api.wsgi.application"
@@ -336,3 +339,8 @@ HEALTH_CHECK_TIMEOUT = env.float("HEALTH_CHECK_TIMEOUT", default=2.0)
 # Bots over HTTP (docs/http-bots.md): allow webhooks to private and loopback addresses (tests, a
 # bot on the same machine). Off by default: a webhook URL must resolve only to public addresses.
 BOT_WEBHOOK_ALLOW_PRIVATE = env.bool("BOT_WEBHOOK_ALLOW_PRIVATE", default=False)
+# The ports a webhook URL may name (players/webhook_urls.py), unless private addresses are allowed.
+WEBHOOK_ALLOWED_PORTS = [int(port) for port in env.list("WEBHOOK_ALLOWED_PORTS", default=["80", "443"])]
+# The admin's login: this many failures per client address or per username within the window, then 429.
+ADMIN_LOGIN_FAILURES = env.int("ADMIN_LOGIN_FAILURES", default=5)
+ADMIN_LOGIN_WINDOW_SECONDS = env.int("ADMIN_LOGIN_WINDOW_SECONDS", default=900)
