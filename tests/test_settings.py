@@ -163,7 +163,8 @@ def test_every_app_of_the_project_is_in_the_package():
 def test_postgresql_and_a_redis_cache_give_up_within_a_second_when_away():
     expression = (
         "settings.DATABASES['default']['OPTIONS']['connect_timeout'], "
-        "settings.CACHES['default']['OPTIONS']['socket_connect_timeout'], settings.CACHES['default']['OPTIONS']['socket_timeout']"
+        "settings.CACHES['default']['OPTIONS']['socket_connect_timeout'], "
+        "settings.CACHES['default']['OPTIONS']['socket_timeout']"
     )
     config = {"DATABASE_URL": "postgres://tute@db.example:5432/tute", "CACHE_URL": "redis://cache.example:6379/2"}
     assert print_setting(expression, **config) == "(1, 1, 1)"
