@@ -116,8 +116,9 @@ class Postgres(_Service):
         return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
 
     def _initdb(self) -> None:
-        if _owner():
-            shutil.chown(self.folder, user=_owner())
+        owner = _owner()
+        if owner:
+            shutil.chown(self.folder, user=owner)
         subprocess.run(
             [_binary("initdb", POSTGRES_BIN), "-D", str(self.data), "-U", "postgres", "-A", "trust",
              "-E", "UTF8", "--no-sync", "--no-instructions"],
