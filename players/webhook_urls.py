@@ -73,9 +73,6 @@ def webhook_target(url: str, *, allow_private: bool) -> Target:
     if not parts.hostname or parts.username is not None or parts.password is not None:
         raise InvalidWebhookUrl("A webhook URL names a host and carries no credentials.")
     port = port or (443 if parts.scheme == "https" else 80)
-    if not allow_private and port not in settings.WEBHOOK_ALLOWED_PORTS:
-        allowed = ", ".join(str(p) for p in sorted(settings.WEBHOOK_ALLOWED_PORTS))
-        raise WebhookAddressNotAllowed(f"A webhook URL's port is one of {allowed} (this one names {port}).")
     try:
         found = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
@@ -88,5 +85,8 @@ def webhook_target(url: str, *, allow_private: bool) -> Target:
         raise WebhookAddressNotAllowed(
             f"The webhook's host resolves to {refused[0]}, which is not a public address.", address=refused[0]
         )
+    if not allow_private and port not in settings.WEBHOOK_ALLOWED_PORTS:
+        allowed = ", ".join(str(p) for p in sorted(settings.WEBHOOK_ALLOWED_PORTS))
+        raise WebhookAddressNotAllowed(f"A webhook URL's port is one of {allowed} (this one names {port}).")
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     return Target(parts.scheme, parts.hostname, port, path, addresses)
