@@ -15,6 +15,9 @@ workers = int(os.environ.get("WEB_CONCURRENCY", "5"))  # on 2 cores: twice the c
 threads = int(os.environ.get("WEB_THREADS", "6"))
 keepalive = 30
 graceful_timeout = 5
+# gunicorn's most (its default, 4094, answered longer URLs with its own HTML 414): Django answers a
+# URL over MAX_URL_LENGTH (4096) with a 414 problem (tute_api/errors.py); only lines over this get HTML.
+limit_request_line = 8190
 os.environ.setdefault("DATABASE_POOL_SIZE", str(threads))
 # gunicorn 24+ opens a control socket under $HOME/.gunicorn/, which the image's user cannot write and
 # two servers on one machine would share; nothing here uses it (older versions ignore the name).

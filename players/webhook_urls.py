@@ -1,6 +1,8 @@
 """Which webhook URLs a registered bot may have: ``http`` or ``https``, a host whose *every* address is
 public (not private, loopback, link-local, reserved, multicast…) unless
-``settings.BOT_WEBHOOK_ALLOW_PRIVATE`` is on. Checked when a bot is registered or changed, and again
+``settings.BOT_WEBHOOK_ALLOW_PRIVATE`` is on, and a port of ``settings.WEBHOOK_ALLOWED_PORTS`` (80 and 443
+by default: ``http://8.8.8.8:6379/`` would reach a database, not a bot; any port with private addresses
+allowed, which is for bots on the same machine). Checked when a bot is registered or changed, and again
 before each call (``games.turns.webhooks``), which then connects to an address that was checked.
 """
 
@@ -10,6 +12,8 @@ import ipaddress
 import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from django.conf import settings
 
 from .errors import InvalidWebhookUrl, WebhookAddressNotAllowed
 
@@ -81,5 +85,8 @@ def webhook_target(url: str, *, allow_private: bool) -> Target:
         raise WebhookAddressNotAllowed(
             f"The webhook's host resolves to {refused[0]}, which is not a public address.", address=refused[0]
         )
+    if not allow_private and port not in settings.WEBHOOK_ALLOWED_PORTS:
+        allowed = ", ".join(str(p) for p in sorted(settings.WEBHOOK_ALLOWED_PORTS))
+        raise WebhookAddressNotAllowed(f"A webhook URL's port is one of {allowed} (this one names {port}).")
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     return Target(parts.scheme, parts.hostname, port, path, addresses)

@@ -305,3 +305,13 @@ def test_the_api_answers_deep_or_huge_bodies_with_problems(client, settings):
     assert (deep.status_code, deep.json()["code"]) == (400, "parse_error")
     assert (huge.status_code, huge.json()["code"]) == (413, "request_too_large")
     assert deep["Content-Type"] == huge["Content-Type"] == "application/problem+json"
+
+
+def test_an_over_long_url_is_a_414_problem(client):
+    from django.conf import settings
+
+    answer = client.get("/healthz?x=" + "a" * settings.MAX_URL_LENGTH)  # any path: before routing
+    assert answer.status_code == 414
+    assert answer["Content-Type"] == "application/problem+json"
+    assert answer.json()["code"] == "uri_too_long"
+    assert client.get("/healthz?x=" + "a" * 100).status_code == 200

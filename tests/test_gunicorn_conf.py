@@ -19,3 +19,11 @@ def test_every_setting_of_the_file_is_one_gunicorn_knows_and_the_worker_is_gthre
         config.set(name, value)
     assert config.worker_class is BalancedThreadWorker and config.control_socket_disable is True
     assert issubclass(BalancedThreadWorker, ThreadWorker)  # threads: a long poll holds a thread, not a process
+
+
+def test_gunicorn_lets_urls_through_to_django_beyond_the_length_django_refuses_with_a_problem(monkeypatch):
+    from django.conf import settings
+
+    monkeypatch.setenv("DATABASE_POOL_SIZE", "8")
+    names = runpy.run_path(str(BASE_DIR / "gunicorn.conf.py"))
+    assert names["limit_request_line"] > settings.MAX_URL_LENGTH + len("GET  HTTP/1.1")

@@ -112,3 +112,22 @@ def test_readyz_is_503_when_the_live_updates_redis_is_unreachable(client, settin
     response = client.get("/readyz")
     assert response.status_code == 503
     assert response.json()["checks"]["live_updates"] == "unreachable"
+
+
+def test_the_throttles_let_requests_through_while_their_cache_is_away(client, settings, monkeypatch):
+    """A Redis cache that is away (a port nothing listens on): the API answers, and the log says why."""
+    from unittest import mock
+
+    from tests.faults.services import free_port
+    from tute_api import throttling
+
+    monkeypatch.setattr(throttling, "_last_outage_log", -throttling.OUTAGE_LOG_SECONDS - 1e9)
+    warning = mock.Mock()
+    monkeypatch.setattr(throttling.logger, "warning", warning)
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": "5/min", "player": "5/s"}}
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": f"redis://127.0.0.1:{free_port()}/0",
+                                   "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1}}}  # fmt: skip
+    for _ in range(7):  # past the limit: it is not counted
+        assert client.get("/api/v1/variants/").status_code == 200
+    assert "Rate limits off" in warning.call_args.args[0]

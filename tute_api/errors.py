@@ -202,3 +202,20 @@ def server_error(request: HttpRequest) -> JsonResponse:
         response["Retry-After"] = _RETRY_LATER["Retry-After"]
         return response
     return problem_response(500, "server_error", "A server error occurred.")
+
+
+class UrlTooLongMiddleware:
+    """A request line longer than ``MAX_URL_LENGTH`` characters (path and query) answers 414
+    ``uri_too_long``, a problem. gunicorn refuses longer lines than its ``limit_request_line``
+    (gunicorn.conf.py: 8190, its most) with an HTML 414 before Django sees them: that limit is set above
+    this one, so every URL the service refuses up to there gets this problem instead."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if len(request.get_full_path()) > settings.MAX_URL_LENGTH:
+            return problem_response(
+                414, "uri_too_long", f"A URL (path and query) is at most {settings.MAX_URL_LENGTH:,} characters."
+            )
+        return self.get_response(request)

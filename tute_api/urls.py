@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from tute_api import errors, health
+from tute_api import admin_login, errors, health
 
 # The versioned API: each package's routes.
 api_v1_urlpatterns: list[object] = [
@@ -27,6 +27,7 @@ urlpatterns = [
     # Any other path under /api/ is a JSON 404, also with DEBUG on, and instead of the slash-appending
     # redirect of CommonMiddleware (which cannot redirect a POST: a 500 with DEBUG on).
     re_path(r"^api/", errors.api_route_not_found),
+    path("admin/login/", admin_login.login, name="admin-login"),  # throttled (tute_api/admin_login.py)
     path("admin/", admin.site.urls),
 ]
 

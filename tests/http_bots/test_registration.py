@@ -151,3 +151,22 @@ def test_a_player_owns_at_most_so_many_bots_retired_ones_aside(monkeypatch):
 def test_a_bot_registers_no_bots():
     bot = register("poll")
     problem(bot.bot.post("/api/v1/bots/", {"name": "grandchild", "delivery": "poll"}), 403, "not_your_bot")
+
+
+def test_a_webhook_on_a_port_other_than_80_and_443_is_refused_unless_allowed(settings):
+    """``http://8.8.8.8:6379/`` names a public address, but the port of a database, not of a bot."""
+    settings.BOT_WEBHOOK_ALLOW_PRIVATE = False
+    owner = new_player()
+    public = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.215.14", 6379))]
+    with mock.patch("socket.getaddrinfo", return_value=public):
+        body = problem(owner.post("/api/v1/bots/", {"name": "redisbot", "delivery": "webhook",
+                                                    "webhook_url": "http://bots.example.com:6379/"}),
+                       422, "webhook_address_not_allowed")  # fmt: skip
+        assert "80, 443" in body["detail"] and "6379" in body["detail"]
+        settings.WEBHOOK_ALLOWED_PORTS = [443, 8443]
+        created = owner.post("/api/v1/bots/", {"name": "altport", "delivery": "webhook",
+                                               "webhook_url": "https://bots.example.com:8443/tute"})  # fmt: skip
+        assert created.status_code == 201, created.content
+        for url in ("http://bots.example.com/", "https://bots.example.com:8080/"):
+            problem(owner.post("/api/v1/bots/", {"name": "noport", "delivery": "webhook", "webhook_url": url}),
+                    422, "webhook_address_not_allowed")  # fmt: skip
