@@ -27,7 +27,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/mypy --strict games/engine games/bots games/ratings/glicko.py games/ratings/pairings.py games/ratings/anchors.py
+	$(BIN)/mypy --strict games/engine games/bots games/ratings/glicko.py games/ratings/pairings.py games/ratings/anchors.py games/lobby/pools.py
 
 # The schema through the tools client developers use: drf-spectacular's validation, Redocly's linter
 # (clients/redocly.yaml), openapi-typescript, and tsc --strict on types used as an app would (clients/check.ts).

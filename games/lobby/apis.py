@@ -152,8 +152,15 @@ class TableSeatApi(APIView):
         responses={
             200: MatchSerializer,
             **problems(
-                400, 401, 403, 404, 409, 422, 429,
-                s404="`table_not_found`.", s409="`already_seated`, `match_not_waiting`, `no_open_seat`, `seat_taken`.",
+                400,
+                401,
+                403,
+                404,
+                409,
+                422,
+                429,
+                s404="`table_not_found`.",
+                s409="`already_seated`, `match_not_waiting`, `no_open_seat`, `seat_taken`.",
             ),
         },  # fmt: skip
         examples=[examples.MATCH_VIEW],

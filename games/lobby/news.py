@@ -14,5 +14,12 @@ def your_turn(news: MatchNews) -> None:
     if not news.moved or not news.active or seat is None or not seat["player"]:
         return
     notices_add(
-        [Notice(player_id=seat["player"]["id"], kind=NoticeKind.YOUR_TURN, match_id=news.match_id, data={"seq": news.seq})]
+        [
+            Notice(
+                player_id=seat["player"]["id"],
+                kind=NoticeKind.YOUR_TURN,
+                match_id=news.match_id,
+                data={"seq": news.seq},
+            )
+        ]
     )

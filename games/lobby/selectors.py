@@ -70,7 +70,11 @@ def open_tables() -> list[Listed]:
         for r in Rating.objects.filter(player_id__in={p for p, _ in wanted}, variant__in={v for _, v in wanted})
     }
     return [
-        Listed(t, sum(1 for s in t.match.seating if s["kind"] == "open"), ratings.get((t.match.created_by_id, t.match.variant), 1500.0))
+        Listed(
+            t,
+            sum(1 for s in t.match.seating if s["kind"] == "open"),
+            ratings.get((t.match.created_by_id, t.match.variant), 1500.0),
+        )
         for t in tables
     ]
 

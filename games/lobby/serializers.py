@@ -139,7 +139,9 @@ class TableInputSerializer(serializers.Serializer):
     variant = JSONString(min_length=1, max_length=64, help_text="A variant name of GET /api/v1/variants/.")
     options = OptionsField(required=False, help_text="Options of the variant; defaults fill in the rest.")
     seats = serializers.ListField(
-        child=SeatSpecField(), max_length=8, help_text='One entry per seat, in seat order; one `{"open": true}` at least.'
+        child=SeatSpecField(),
+        max_length=8,
+        help_text='One entry per seat, in seat order; one `{"open": true}` at least.',
     )
 
 

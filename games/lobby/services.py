@@ -84,7 +84,12 @@ def notices_add(notices: list[Notice]) -> None:
 
 @transaction.atomic
 def queue_enter(
-    *, player: Player, variant: str, options: dict[str, Any] | None = None, rated: bool = True, humans_only: bool = False
+    *,
+    player: Player,
+    variant: str,
+    options: dict[str, Any] | None = None,
+    rated: bool = True,
+    humans_only: bool = False,
 ) -> QueueEntry:
     """The player waits in the pool of ``variant`` and ``options``; 409 ``already_queued`` when they
     wait in a queue already (leave it first)."""
@@ -95,9 +100,7 @@ def queue_enter(
     Player.objects.lock(player.pk)
     current = QueueEntry.objects.filter(player=player).first()
     if current is not None and current.match_id is None:
-        raise Conflict(
-            "You wait in a queue already: leave it first (DELETE /queue/).", code=ErrorCode.ALREADY_QUEUED
-        )
+        raise Conflict("You wait in a queue already: leave it first (DELETE /queue/).", code=ErrorCode.ALREADY_QUEUED)
     if current is not None:  # seated by an earlier wait: that entry is done
         current.delete()
     now = timezone.now()
@@ -174,9 +177,7 @@ def _seat(group: list[QueueEntry], bots: int, level: str, seats: int, now: datet
     failed: QueueEntry | None = None
     try:
         with transaction.atomic():
-            membership = match_create(
-                player=host.player, variant=host.variant, options=host.options, seats=specs
-            )
+            membership = match_create(player=host.player, variant=host.variant, options=host.options, seats=specs)
             match = membership.match
             for entry in group[1:]:
                 failed = entry
@@ -225,7 +226,9 @@ def queue_sweep(*, now: datetime | None = None) -> dict[str, int]:
         )
         QueueEntry.objects.filter(pk__in=[e.pk for e in gone]).delete()
         if gone:
-            notices_add([Notice(player_id=e.player_id, kind=NoticeKind.QUEUE_LEFT, data={"reason": "gone"}) for e in gone])
+            notices_add(
+                [Notice(player_id=e.player_id, kind=NoticeKind.QUEUE_LEFT, data={"reason": "gone"}) for e in gone]
+            )
     seated = 0
     for pool in QueueEntry.objects.filter(match__isnull=True).values_list("pool", flat=True).distinct():
         seated += len(queue_pair(pool=pool, now=now))
@@ -242,7 +245,9 @@ def table_create(
     """A match with open seats, listed in the open tables: anyone may sit without its invite code."""
     if {"open": True} not in seats:
         raise Unprocessable(
-            "An open table has an open seat at least.", code="invalid_seats", field="seats"  # the matches' code
+            "An open table has an open seat at least.",
+            code="invalid_seats",
+            field="seats",  # the matches' code
         )
     membership = match_create(player=player, variant=variant, options=options, seats=seats)
     OpenTable.objects.create(match=membership.match)

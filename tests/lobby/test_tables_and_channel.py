@@ -13,7 +13,8 @@ pytestmark = pytest.mark.django_db
 def test_an_open_table_is_listed_and_anyone_takes_a_seat_without_a_code():
     host, guest = new_player("host"), new_player("guest")
     created = host.post(
-        "/api/v1/tables/", {"variant": "dos", "options": {"games_to_win": 1}, "seats": [{"player": "me"}, {"open": True}]}
+        "/api/v1/tables/",
+        {"variant": "dos", "options": {"games_to_win": 1}, "seats": [{"player": "me"}, {"open": True}]},
     )
     assert created.status_code == 201, created.json()
     match_id = created.json()["id"]
@@ -40,7 +41,9 @@ def test_a_table_needs_an_open_seat_and_a_plain_match_is_not_listed():
 def test_the_channel_streams_its_messages_without_a_card(settings):
     settings.STREAM_MAX_SECONDS = 0.2
     host, guest = new_player("host"), new_player("guest")
-    match_id = host.post("/api/v1/tables/", {"variant": "dos", "seats": [{"player": "me"}, {"open": True}]}).json()["id"]
+    match_id = host.post("/api/v1/tables/", {"variant": "dos", "seats": [{"player": "me"}, {"open": True}]}).json()[
+        "id"
+    ]
     guest.post(f"/api/v1/tables/{match_id}/seat", {})
     response = host.client.get("/api/v1/me/notices/stream", HTTP_ACCEPT="text/event-stream")
     assert response.status_code == 200
@@ -48,7 +51,9 @@ def test_the_channel_streams_its_messages_without_a_card(settings):
     assert "event: seat_taken" in text and match_id in text
     assert not CARD.search(text.split("\n", 2)[2])
     first_id = int(text.split("id: ", 1)[1].split("\n", 1)[0])
-    later = host.client.get("/api/v1/me/notices/stream", HTTP_ACCEPT="text/event-stream", HTTP_LAST_EVENT_ID=str(first_id))
+    later = host.client.get(
+        "/api/v1/me/notices/stream", HTTP_ACCEPT="text/event-stream", HTTP_LAST_EVENT_ID=str(first_id)
+    )
     assert f"id: {first_id}\n" not in b"".join(later.streaming_content).decode()
     bad = host.client.get("/api/v1/me/notices/stream", HTTP_ACCEPT="application/json")
     assert bad.status_code == 406
