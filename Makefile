@@ -13,7 +13,7 @@ PORT ?= 8000
 # 0.0.0.0 to reach make run from a phone on the LAN; an emulator reaches 127.0.0.1 as 10.0.2.2.
 HOST ?= 127.0.0.1
 
-.PHONY: run test lint install loadtest contract
+.PHONY: run test lint install loadtest contract queuebench
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
@@ -44,6 +44,10 @@ clients/node_modules/.stamp: clients/package.json clients/package-lock.json
 
 loadtest: $(STAMP)
 	$(BIN)/python scripts/loadtest.py $(LOADTEST_ARGS)
+
+# Play now's queue: N players queueing over a minute for clasico and dos (scripts/queuebench.py).
+queuebench: $(STAMP)
+	$(BIN)/python scripts/queuebench.py $(QUEUEBENCH_ARGS)
 
 install: $(STAMP)
 
