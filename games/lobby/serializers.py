@@ -120,17 +120,15 @@ class OpenTableSerializer(serializers.Serializer):
 
 OPEN_TABLES = OpenApiExample(
     "One table",
-    value=[
-        {
-            "match_id": MATCH_ID,
-            "variant": "dos",
-            "options": {"games_to_win": 1, "hand_size": 8, "declarations": "auto"},
-            "seats": 2,
-            "seats_free": 1,
-            "host": {"id": PLAYER_ID, "username": "ana", "rating": 1532.5},
-            "created_at": "2026-01-01T12:00:00Z",
-        }
-    ],
+    value={
+        "match_id": MATCH_ID,
+        "variant": "dos",
+        "options": {"games_to_win": 1, "hand_size": 8, "declarations": "auto"},
+        "seats": 2,
+        "seats_free": 1,
+        "host": {"id": PLAYER_ID, "username": "ana", "rating": 1532.5},
+        "created_at": "2026-01-01T12:00:00Z",
+    },
     response_only=True,
 )
 

@@ -1,7 +1,8 @@
 """Writes of play-now: enter and leave the queue, pair a pool into matches, open tables, notices.
 
-The pairing (:func:`queue_pair`) locks the pool's waiting entries it reads (``skip_locked``: two pairings
-at once take disjoint players) and stamps each entry it seats with the match, only if it had none (a
+The pairing (:func:`queue_pair`) reads the pool's waiting entries, forms the tables (:mod:`.pools`), and
+seats each in its own transaction: it locks that table's entries (``skip_locked``: a table whose players
+another pairing holds is left to it) and stamps each with the match, only if it had none (a
 compare-and-set that also holds on SQLite): a player is never seated twice. The matches are created and
 joined through the matches' services, in a savepoint per table: a table that cannot start (a player
 vanished, a bot retired) is rolled back, the player who failed leaves the queue, the others wait on.
@@ -136,38 +137,45 @@ def queue_leave(*, player: Player) -> None:
         raise NotFound("You wait in no queue.", code=ErrorCode.NOT_QUEUED)
 
 
-@transaction.atomic
 def queue_pair(*, pool: str, now: datetime | None = None) -> list[Match]:
-    """Seat the pool's waiting players who may sit together now in new matches; idempotent (a second
-    run finds them seated). Returns the matches created."""
+    """Seat the pool's waiting players who may sit together now in new matches, each table in its own
+    transaction (so each is told as soon as it is seated, and pairings run side by side); idempotent (a
+    second run finds them seated). Returns the matches created."""
     now = now or timezone.now()
-    entries = list(
-        QueueEntry.objects.select_for_update(skip_locked=True)
-        .filter(pool=pool, match__isnull=True)
-        .order_by("entered_at")[:PAIR_BATCH]
-    )
+    entries = list(QueueEntry.objects.filter(pool=pool, match__isnull=True).order_by("entered_at")[:PAIR_BATCH])
     if not entries:
         return []
     first = entries[0]
     seats = engine.player_count(first.variant, first.options)
-    by_key = {str(e.pk): e for e in entries}
     waiting = [
         pools.Waiter(str(e.pk), e.rating, (now - e.entered_at).total_seconds(), e.is_bot, e.humans_only)
         for e in entries
     ]
     anchors = {level: float(r) for level, r in anchor_ratings(first.variant).items()}
+    ratings = {str(e.pk): e.rating for e in entries}
     created = []
     for table in pools.tables(waiting, seats, settings.QUEUE_MAX_WAIT_SECONDS):
-        group = [by_key[w.key] for w in table.players]
-        level = pools.bot_level([e.rating for e in group], anchors) if table.bots else ""
-        match = _seat(group, table.bots, level, seats, now)
+        keys = [w.key for w in table.players]
+        level = pools.bot_level([ratings[k] for k in keys], anchors) if table.bots else ""
+        match = _seat(keys, table.bots, level, seats)
         if match is not None:
             created.append(match)
     return created
 
 
-def _seat(group: list[QueueEntry], bots: int, level: str, seats: int, now: datetime) -> Match | None:
-    """One table of the queue: seat order drawn (so partners too, in pair variants)."""
+@transaction.atomic
+def _seat(keys: list[str], bots: int, level: str, seats: int) -> Match | None:
+    """One table of the queue, if its players still wait and no other pairing holds them: seat order drawn
+    (so partners too, in pair variants)."""
+    locked = {
+        str(e.pk): e
+        for e in QueueEntry.objects.select_for_update(skip_locked=True)
+        .select_related("player")
+        .filter(pk__in=keys, match__isnull=True)
+    }
+    if len(locked) != len(keys):  # seated, gone, or held by another pairing: it pairs them, or the next one
+        return None
+    group = [locked[k] for k in keys]
     order = list(range(seats))
     secrets.SystemRandom().shuffle(order)
     at = {e.pk: order[n] for n, e in enumerate(group)}
@@ -177,16 +185,16 @@ def _seat(group: list[QueueEntry], bots: int, level: str, seats: int, now: datet
     failed: QueueEntry | None = None
     try:
         with transaction.atomic():
-            membership = match_create(player=host.player, variant=host.variant, options=host.options, seats=specs)
-            match = membership.match
+            match = match_create(player=host.player, variant=host.variant, options=host.options, seats=specs).match
             for entry in group[1:]:
                 failed = entry
                 match_join(player=entry.player, match_id=match.id, invite_code=match.invite_code, seat=at[entry.pk])
             failed = None
+            seated_at = timezone.now()
             stamped = QueueEntry.objects.filter(pk__in=[e.pk for e in group], match__isnull=True).update(
-                match=match, seated_at=now
+                match=match, seated_at=seated_at
             )
-            if stamped != len(group):  # another pairing seated one of them: this table never was
+            if stamped != len(group):  # another pairing seated one of them (SQLite has no row locks)
                 raise _Taken()
     except _Taken:
         return None
@@ -203,7 +211,7 @@ def _seat(group: list[QueueEntry], bots: int, level: str, seats: int, now: datet
                 kind=NoticeKind.MATCH_READY,
                 match_id=match.id,
                 data={"seat": at[e.pk], "variant": match.variant},
-                created_at=now,
+                created_at=seated_at,
             )
             for e in group
         ]
