@@ -31,6 +31,7 @@ from games.matches.services import match_create, match_join
 from games.ratings.anchors import anchor_ratings
 from games.ratings.models import Rating
 from players.models import Bot, Player
+from tute_api.after_response import on_commit_later
 from tute_api.errors import ApiError
 
 from . import pools
@@ -55,18 +56,14 @@ def pool_of(variant: str, options: dict[str, Any], rated: bool, humans_only: boo
     return json.dumps([variant, options, rated, humans_only], sort_keys=True, separators=(",", ":"))
 
 
-def _enqueue_pairing(pool: str, countdown: float | None = None) -> None:
+def _enqueue_pairing(pool: str) -> None:
     def send() -> None:
         try:
-            task = current_app.tasks[PAIR_QUEUE]
-            if countdown is None:
-                task.delay(pool)
-            elif not current_app.conf.task_always_eager:  # in process, the beat's sweep waits instead
-                task.apply_async((pool,), countdown=countdown)
+            current_app.tasks[PAIR_QUEUE].delay(pool)
         except Exception:  # the broker is away: the beat's sweep pairs the pool
             logger.warning("Could not queue the pairing of %s", pool, exc_info=True)
 
-    transaction.on_commit(send)
+    on_commit_later(send)  # after the answer: a broker that is away delays no one
 
 
 def _notify(player_ids: list[str]) -> None:
@@ -118,8 +115,7 @@ def queue_enter(
         entered_at=now,
         seen_at=now,
     )
-    _enqueue_pairing(pool)
-    _enqueue_pairing(pool, countdown=settings.QUEUE_MAX_WAIT_SECONDS + 0.05)
+    _enqueue_pairing(pool)  # the bots' seats, after the maximum wait, are the beat's sweep's (every second)
     return entry
 
 
