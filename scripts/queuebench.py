@@ -128,11 +128,17 @@ def run(args: argparse.Namespace) -> dict[str, object]:
         http = Client(args.port)
         for n in turns:
             at = start + n * args.seconds / max(len(tokens), 1)
+            if at - time.monotonic() > 1.0:  # the server closes an idle kept-alive connection: a fresh one
+                http = Client(args.port)
             time.sleep(max(0.0, at - time.monotonic()))
             http.token = tokens[n]
             variant = "dos" if n % 2 else "clasico"
             sent = time.perf_counter()
-            status, body = http.call("POST", "/api/v1/queue/", {"variant": variant, "options": {"games_to_win": 1}})
+            try:
+                status, body = http.call("POST", "/api/v1/queue/", {"variant": variant, "options": {"games_to_win": 1}})
+            except OSError as exc:  # counted, never lost with the thread
+                status, body = 0, repr(exc)
+                http = Client(args.port)
             with lock:
                 latencies.append(time.perf_counter() - sent)
                 if status != 201:
