@@ -14,7 +14,7 @@ PORT ?= 8000
 # 0.0.0.0 to reach make run from a phone on the LAN; an emulator reaches 127.0.0.1 as 10.0.2.2.
 HOST ?= 127.0.0.1
 
-.PHONY: run test lint install loadtest contract scalebench fuzz
+.PHONY: run test lint install loadtest contract scalebench fuzz queuebench
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
@@ -28,7 +28,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/mypy --strict games/engine games/bots games/ratings/glicko.py games/ratings/pairings.py games/ratings/anchors.py
+	$(BIN)/mypy --strict games/engine games/bots games/ratings/glicko.py games/ratings/pairings.py games/ratings/anchors.py games/lobby/pools.py
 
 # The schema through the tools client developers use: drf-spectacular's validation, Redocly's linter
 # (clients/redocly.yaml), openapi-typescript, and tsc --strict on types used as an app would (clients/check.ts).
@@ -50,6 +50,10 @@ fuzz: $(STAMP)
 
 loadtest: $(STAMP)
 	$(BIN)/python scripts/loadtest.py $(LOADTEST_ARGS)
+
+# Play now's queue: N players queueing over a minute for clasico and dos (scripts/queuebench.py).
+queuebench: $(STAMP)
+	$(BIN)/python scripts/queuebench.py $(QUEUEBENCH_ARGS)
 
 install: $(STAMP)
 

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "games.rooms",
     "games.ladder",
     "games.ratings",
+    "games.lobby",
 ]
 
 #: Who hears of every committed change of a match (``games.matches.news``), in order: the live
@@ -69,6 +70,7 @@ MATCH_LISTENERS = [
     "games.live.channels.match_news",
     "games.turns.dispatch.next_turn",
     "games.ladder.news.match_ended",
+    "games.lobby.news.your_turn",
 ]
 
 MIDDLEWARE = [
@@ -323,7 +325,14 @@ CELERY_BEAT_SCHEDULE = {
     # Advance the ladder runs whose match ended but whose advance was lost (RULES.md L).
     "sweep-ladder-runs": {"task": "ladder.tasks.sweep_runs", "schedule": 30.0},
     "purge-idempotency-records": {"task": "games.tasks.purge_idempotency_records", "schedule": 3600.0},
+    # Pair the matchmaking queue's pools (bots after the maximum wait), drop silent players (games.lobby).
+    "sweep-queue": {"task": "lobby.tasks.sweep_queue", "schedule": 1.0},
 }
+
+# Play now (games.lobby): seconds a queued player waits before built-in bots fill the seats nobody
+# took, and seconds without a sign of life (GET /queue/, their channel) after which they leave it.
+QUEUE_MAX_WAIT_SECONDS = env.float("QUEUE_MAX_WAIT_SECONDS", default=20.0)
+QUEUE_GONE_SECONDS = env.float("QUEUE_GONE_SECONDS", default=60.0)
 
 # Hours an Idempotency-Key's first answer is kept (a retry within them gets it again); then purged.
 IDEMPOTENCY_KEY_HOURS = env.int("IDEMPOTENCY_KEY_HOURS", default=24)

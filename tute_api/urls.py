@@ -16,6 +16,7 @@ api_v1_urlpatterns: list[object] = [
     path("", include("games.ladder.urls")),
     path("", include("games.ratings.urls")),
     path("", include("games.profiles.urls")),
+    path("", include("games.lobby.urls")),
 ]
 
 urlpatterns = [
