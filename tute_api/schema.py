@@ -52,13 +52,21 @@ _DESCRIPTIONS = {
 
 #: A string with no NUL character (U+0000), which DRF's text fields refuse (PostgreSQL cannot store one).
 NO_NUL = "^[^\\u0000]*$"
+#: The characters Python's ``str.strip()`` removes (``str.isspace()``), which DRF trims off a text field
+#: before it checks that the field is not blank; JSON Schema's ``\s`` is another set (it lacks U+0085
+#: and U+001C–U+001F, and has U+FEFF), so they are named one by one.
+_TRIMMED = "\\t\\n\\u000b\\f\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+#: A string with no NUL and at least one character that trimming leaves: what a text field that may not be
+#: blank takes.
+NOT_BLANK_NO_NUL = f"^[^\\u0000]*[^\\u0000{_TRIMMED}][^\\u0000]*$"
 
 
 class AutoSchema(SpectacularAutoSchema):
-    """drf-spectacular's, saying two things every text field of a request body checks that its generator
-    leaves out: a field that may not be blank has ``minLength: 1``, and no text field takes a NUL
-    character (a ``pattern``, unless the field's own pattern or enum already says what it takes). Either
-    way the service answers 400 ``invalid`` naming the field; the schema now says so beforehand."""
+    """drf-spectacular's, saying what every text field of a request body checks that its generator leaves
+    out: a field that may not be blank has ``minLength: 1``; no text field takes a NUL character; and a
+    trimmed field that may not be blank takes no string of whitespace only (a ``pattern``, unless the field's
+    own pattern or enum already says what it takes). Either way the service answers 400 ``invalid`` naming
+    the field; the schema now says so beforehand."""
 
     def _map_serializer_field(self, field: Any, direction: str, bypass_extensions: bool = False) -> Any:
         schema = super()._map_serializer_field(field, direction, bypass_extensions)
@@ -71,7 +79,7 @@ class AutoSchema(SpectacularAutoSchema):
         refuses_nul = any(isinstance(v, ProhibitNullCharactersValidator) for v in field.validators)
         has_pattern = any(isinstance(v, RegexValidator) for v in field.validators)  # mapped after this
         if refuses_nul and not has_pattern and not {"pattern", "enum", "format"} & schema.keys():
-            schema["pattern"] = NO_NUL
+            schema["pattern"] = NOT_BLANK_NO_NUL if field.trim_whitespace and not field.allow_blank else NO_NUL
         return schema
 
 

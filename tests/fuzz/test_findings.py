@@ -4,17 +4,18 @@ checked on its own: bad input gets a 400 problem naming what was refused, and ch
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.test import override_settings
 
-from games.matches.models import Match
+from games.matches.models import Match, Seat
 from players.models import Bot
 from tests.games.helpers import human_table, new_player
 from tests.games.openapi import _components, validate
 from tests.problems import problem
 from tute_api.pagination import MAX_PAGE
-from tute_api.schema import NO_NUL
+from tute_api.schema import NOT_BLANK_NO_NUL
 
 pytestmark = pytest.mark.django_db
 
@@ -63,9 +64,9 @@ def test_a_page_beyond_the_largest_is_refused_and_the_largest_is_past_the_last()
 
 def test_the_schema_says_a_request_text_field_takes_no_nul_and_is_not_blank():
     bot_input = _components()["schemas"]["BotInput"]["properties"]["webhook_url"]
-    assert bot_input["pattern"] == NO_NUL and bot_input["minLength"] == 1
+    assert bot_input["pattern"] == NOT_BLANK_NO_NUL and bot_input["minLength"] == 1
     room_variant = _components()["schemas"]["RoomInput"]["properties"]["variant"]
-    assert room_variant["pattern"] == NO_NUL
+    assert room_variant["pattern"] == NOT_BLANK_NO_NUL
     name = _components()["schemas"]["BotInput"]["properties"]["name"]
     assert name["pattern"].startswith("^[A-Za-z0-9]"), "a field's own pattern stays"
 
@@ -81,6 +82,19 @@ def test_a_nul_in_a_text_field_is_refused_naming_the_field_and_changes_nothing()
     assert "variant" in problem(refused, 400, "invalid")["errors"]
     assert "variant" in problem(me.post("/api/v1/rooms/", {"variant": "d\x00s"}), 400, "invalid")["errors"]
     assert not Match.objects.exists()
+
+
+@pytest.mark.parametrize("blank", ["\x85", " \u3000\t", "\x1c"])
+def test_text_that_trimming_leaves_blank_is_refused_and_the_schema_says_so(me_and_match, blank):
+    # DRF trims what str.isspace() calls whitespace (U+0085 among it, which JSON Schema's \\s is not)
+    # and then refuses a blank field: the schema's pattern refuses the same strings, no more.
+    me, path = me_and_match
+    pattern = _components()["schemas"]["MatchJoinInput"]["properties"]["invite_code"]["pattern"]
+    assert pattern == NOT_BLANK_NO_NUL
+    assert not re.fullmatch(pattern, blank) and re.fullmatch(pattern, blank + "x\ufeff")
+    stranger = new_player()
+    assert "invite_code" in problem(stranger.post(f"{path}/join", {"invite_code": blank}), 400, "invalid")["errors"]
+    assert not Seat.objects.filter(player=stranger.player).exists()
 
 
 @pytest.mark.parametrize("value", ["AAA", "", "api"])
