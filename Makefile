@@ -3,6 +3,7 @@
 #   make test   install if needed, run the whole test suite
 #   make lint   install if needed, run ruff, import-linter and mypy (strict, on the engine)
 #   make loadtest  the service under gunicorn on PostgreSQL + a Celery worker, N clients (docs/performance.md)
+#   make chaos  5 minutes of mixed play on own PostgreSQL/Redis with faults at random (docs/reliability.md)
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -44,6 +45,10 @@ clients/node_modules/.stamp: clients/package.json clients/package-lock.json
 
 loadtest: $(STAMP)
 	$(BIN)/python scripts/loadtest.py $(LOADTEST_ARGS)
+
+.PHONY: chaos
+chaos: $(STAMP)
+	$(BIN)/python scripts/chaos.py $(CHAOS_ARGS)
 
 install: $(STAMP)
 
