@@ -6,7 +6,7 @@
 
 It starts a PostgreSQL cluster and two redis-servers of its own (tests/faults/services.py: one the
 Celery broker, one the cache and the live updates, as docker-compose.yml's CACHE_URL), gunicorn
-(gunicorn.conf.py, DEBUG=false), two Celery workers and beat (tests/faults/stack.py). The clients:
+(gunicorn.conf.py, DEBUG=false), two Celery workers and beat (tests/faults/bot_stack.py). The clients:
 two thirds play a human against bots (``dos``), the others pair up, human against human. Every
 ``--every`` seconds or so a fault is injected: ``worker`` (SIGKILL of a worker, started again 2 s later,
 as a supervisor does), ``postgres`` (stopped, started 10 s later), ``redis`` (the cache's Redis, the
@@ -33,8 +33,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.faults.bot_stack import Client, Stack  # noqa: E402
 from tests.faults.services import Postgres, Redis  # noqa: E402
-from tests.faults.stack import Client, Stack  # noqa: E402
 
 FAULTS = ("worker", "postgres", "redis", "broker")
 OUTAGE_SECONDS = 10.0

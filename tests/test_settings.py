@@ -87,7 +87,7 @@ def test_a_database_url_that_names_no_database_is_refused_at_start():
 def test_with_a_pool_a_request_waits_for_a_connection_no_longer_than_one_takes_to_open():
     expression = "settings.DATABASES['default']['OPTIONS']['pool']['timeout']"
     config = {"DATABASE_URL": "postgres://tute@db.example:5432/tute", "DATABASE_POOL_SIZE": "4"}
-    assert print_setting(expression, **config) == "5"
+    assert print_setting(expression, **config) == "1"
     assert print_setting(expression, **config | {"DATABASE_URL": config["DATABASE_URL"] + "?connect_timeout=2"}) == "2"
     # libpq's 0 is "no limit"; the pool's 0 would fail every request at once
     assert print_setting(expression, **config | {"DATABASE_URL": config["DATABASE_URL"] + "?connect_timeout=0"}) == "30"
@@ -158,3 +158,12 @@ def test_every_app_of_the_project_is_in_the_package():
     local = {app.split(".")[0] for app in settings.INSTALLED_APPS if (BASE_DIR / app.split(".")[0]).is_dir()}
     assert local >= {"games", "players"}
     assert all(any(fnmatch.fnmatch(app, pattern) for pattern in include) for app in local), (local, include)
+
+
+def test_postgresql_and_a_redis_cache_give_up_within_a_second_when_away():
+    expression = (
+        "settings.DATABASES['default']['OPTIONS']['connect_timeout'], "
+        "settings.CACHES['default']['OPTIONS']['socket_connect_timeout'], settings.CACHES['default']['OPTIONS']['socket_timeout']"
+    )
+    config = {"DATABASE_URL": "postgres://tute@db.example:5432/tute", "CACHE_URL": "redis://cache.example:6379/2"}
+    assert print_setting(expression, **config) == "(1, 1, 1)"

@@ -5,8 +5,10 @@ Run a worker with ``celery -A tute_api worker``. Without ``CELERY_BROKER_URL`` t
 """
 
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import task_postrun, task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tute_api.settings")
 
@@ -24,3 +26,34 @@ app.conf.update(
     broker_connection_retry_on_startup=True,
 )
 app.autodiscover_tasks()
+
+
+# A worker heals itself after a database restart (docs/reliability.md). Celery's Django fixup keeps a
+# worker's connection for CELERY_DB_REUSE_MAX tasks without looking at it, so a connection that the
+# server closed stayed in use and every later task failed ("the connection is closed"). Before and
+# after every task run by a worker: a connection that met an error is closed if it no longer answers,
+# and the task's first query checks its connection first (CONN_HEALTH_CHECKS), so no task runs on a
+# dead one; a task that still meets the outage retries with backoff (games/turns/tasks.py RETRYING).
+@task_prerun.connect
+@task_postrun.connect
+def check_connections(sender: Any = None, **kwargs: Any) -> None:
+    if sender is not None and getattr(sender.request, "is_eager", False):
+        return  # in process (tests, make run): the request's own connection handling applies
+    heal_connections()
+
+
+def heal_connections() -> None:
+    """Close this thread's database connections that met an error and no longer answer; make the next
+    query of each check its connection first."""
+    from django.db import connections
+
+    for conn in connections.all(initialized_only=True):
+        if conn.connection is None:
+            continue
+        if conn.errors_occurred:
+            if conn.is_usable():
+                conn.errors_occurred = False
+            else:
+                conn.close()
+                continue
+        conn.health_check_done = False

@@ -127,8 +127,9 @@ else:
 if not DATABASES["default"].get("ENGINE"):
     raise ImproperlyConfigured("DATABASE_URL is not a database URL, e.g. postgres://user:password@host:5432/tute.")
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # libpq waits forever by default; fail within seconds instead (a URL's ?connect_timeout= wins).
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
+    # libpq waits forever by default; fail within a second instead, so that a request answers 503
+    # within 2 s while the database is away (a URL's ?connect_timeout= wins).
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 1)
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers take the lock when their transaction begins and wait for it, rather than failing
     # with "database is locked" halfway through (concurrent requests under make run).
@@ -146,9 +147,18 @@ if DATABASE_POOL_SIZE and DATABASES["default"]["ENGINE"] == "django.db.backends.
     _wait = int(DATABASES["default"]["OPTIONS"]["connect_timeout"]) or 30
     DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_SIZE, "timeout": _wait}
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
+    # A pool that lost the database tries again after 1, 2, 4, 8… s, so after an outage of 10 s it came
+    # back up to 6 s late and answered 503 meanwhile: it tries every second instead (docs/reliability.md).
+    from psycopg_pool.base import AttemptWithBackoff
+
+    AttemptWithBackoff.DELAY_BACKOFF = 1.0
 
 # The cache holds the rate limits' counters: per process by default, shared with redis://….
 CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # A Redis that is away fails a cache call within a second (the throttles then let requests through).
+    for _option in ("socket_connect_timeout", "socket_timeout"):
+        CACHES["default"].setdefault("OPTIONS", {}).setdefault(_option, 1)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

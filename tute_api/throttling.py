@@ -5,10 +5,14 @@ in the environment), read on every request so that a settings override takes eff
 Each limit is a fixed window counted with one ``cache.incr`` (DRF's own throttles keep a list of
 timestamps per client, which grows with the rate). Counts live in Django's cache: per process
 with the default local-memory cache, shared by every server process with ``CACHE_URL=redis://…``.
+
+A cache that is away does not stop play (docs/reliability.md): while it fails, the limits let every
+request through and say so in the log (a warning at most every :data:`OUTAGE_LOG_SECONDS` per process).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -18,6 +22,11 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
 _PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+#: While the cache is away, the throttles log that they let requests through at most this often.
+OUTAGE_LOG_SECONDS = 10.0
+
+logger = logging.getLogger(__name__)
+_last_outage_log = -OUTAGE_LOG_SECONDS
 
 
 def parse_rate(rate: str) -> tuple[int, int]:
@@ -41,17 +50,35 @@ class _WindowThrottle(BaseThrottle):
         now = time.time()
         start = int(now // window) * window
         key = f"throttle:{self.scope}:{ident}:{start}"
-        cache.add(key, 0, window + 1)
-        try:
-            count = cache.incr(key)
-        except ValueError:  # evicted between add and incr
-            cache.add(key, 1, window + 1)
-            count = 1
         self._wait = start + window - now
+        try:
+            count = _count(key, window + 1)
+        except Exception as exc:  # the cache is away: let the request through rather than fail it
+            _log_outage(exc)
+            return True
         return bool(count <= allowed)
 
     def wait(self) -> float | None:
         return max(self._wait, 1.0)
+
+
+def _count(key: str, timeout: int) -> int:
+    cache.add(key, 0, timeout)
+    try:
+        return int(cache.incr(key))
+    except ValueError:  # evicted between add and incr
+        cache.add(key, 1, timeout)
+        return 1
+
+
+def _log_outage(exc: Exception) -> None:
+    global _last_outage_log
+    now = time.monotonic()
+    if now - _last_outage_log >= OUTAGE_LOG_SECONDS:
+        _last_outage_log = now
+        logger.warning(
+            "Rate limits off: the cache is unreachable (%s: %s); requests go through", type(exc).__name__, exc
+        )
 
 
 class AnonRateThrottle(_WindowThrottle):

@@ -11,6 +11,12 @@ Two backends, chosen by ``settings.LIVE_UPDATES_URL``:
 - ``redis://…``: Redis pub/sub, so that every process of every server hears every announcement;
 - empty: in process (``threading``), enough for ``make run``'s single server process, where the
   Celery tasks run in process too.
+
+Redis is not a single point of failure (docs/reliability.md): while the Redis of the live updates is
+away, an announcement that cannot be sent is logged and dropped (the change it announces is
+committed), and the waiters read the database again every :data:`FALLBACK_POLL_SECONDS` instead of
+sleeping on news that cannot come: when the listener loses Redis it wakes them all, and until it
+listens again a wait lasts at most that long.
 """
 
 from __future__ import annotations
@@ -34,11 +40,20 @@ class Subscription(Protocol):
         """Sleep until news arrives on the channel (True) or ``timeout`` seconds pass (False)."""
 
 
+#: While Redis is away, the longest a waiter sleeps before reading the database again.
+FALLBACK_POLL_SECONDS = 1.0
+
+
 class _LocalSubscription:
-    def __init__(self) -> None:
+    def __init__(self, lost: threading.Event | None = None) -> None:
         self.news = threading.Event()
+        self.lost = lost  # set while the channel's Redis is away: wake up to read the database
 
     def wait(self, timeout: float) -> bool:
+        if self.lost is not None and self.lost.is_set():
+            got = self.news.wait(min(timeout, FALLBACK_POLL_SECONDS))
+            self.news.clear()
+            return got or timeout > FALLBACK_POLL_SECONDS  # "read again": news may have been missed
         got = self.news.wait(timeout)
         self.news.clear()
         return got
@@ -47,9 +62,10 @@ class _LocalSubscription:
 class LocalBroker:
     """Announcements between the threads of one process."""
 
-    def __init__(self) -> None:
+    def __init__(self, lost: threading.Event | None = None) -> None:
         self._lock = threading.Lock()
         self._subscribers: dict[str, set[_LocalSubscription]] = defaultdict(set)
+        self._lost = lost
 
     def publish(self, channel: str) -> None:
         with self._lock:
@@ -57,9 +73,16 @@ class LocalBroker:
         for subscription in subscribers:
             subscription.news.set()
 
+    def wake_all(self) -> None:
+        """Wake every waiter (news may have been missed: they read again)."""
+        with self._lock:
+            subscribers = [subscription for group in self._subscribers.values() for subscription in group]
+        for subscription in subscribers:
+            subscription.news.set()
+
     @contextmanager
     def subscribe(self, channel: str) -> Iterator[Subscription]:
-        subscription = _LocalSubscription()
+        subscription = _LocalSubscription(self._lost)
         with self._lock:
             self._subscribers[channel].add(subscription)
         try:
@@ -73,6 +96,8 @@ class LocalBroker:
 
 #: Every channel of the service starts with this prefix; a process listens to all of them at once.
 CHANNEL_PREFIX = "tute:"
+#: Seconds an announcement waits for Redis before it is dropped (and logged).
+PUBLISH_TIMEOUT = 1.0
 
 
 class RedisBroker:
@@ -88,15 +113,22 @@ class RedisBroker:
         import redis  # imported here: the in-process default needs no Redis client
 
         self._client = redis.Redis.from_url(url, socket_connect_timeout=2, health_check_interval=30)
-        self._local = LocalBroker()
+        # Announcements on a client of their own that gives up quickly: an action never hangs on Redis.
+        self._publisher = redis.Redis.from_url(
+            url, socket_connect_timeout=PUBLISH_TIMEOUT, socket_timeout=PUBLISH_TIMEOUT
+        )
+        self._lost = threading.Event()  # the listener ran and lost Redis (or never reached it)
+        self._local = LocalBroker(self._lost)
         self._lock = threading.Lock()
         self._listener: threading.Thread | None = None
         self._listening = threading.Event()
-        self._lost = threading.Event()  # the listener ran and lost Redis (or never reached it)
         self._closed = threading.Event()
 
     def publish(self, channel: str) -> None:
-        self._client.publish(channel, b"1")
+        try:
+            self._publisher.publish(channel, b"1")
+        except Exception:  # Redis is away: the waiters read the database meanwhile
+            logger.warning("Live updates: could not announce news on %s (Redis away)", channel, exc_info=True)
 
     @contextmanager
     def subscribe(self, channel: str) -> Iterator[Subscription]:
@@ -134,6 +166,7 @@ class RedisBroker:
                         self._local.publish(channel.decode() if isinstance(channel, bytes) else channel)
             except Exception:  # Redis went away: listen again in a moment
                 self._lost.set()
+                self._local.wake_all()  # they may have missed news: read again, then poll while away
                 logger.warning("Live updates: lost Redis, listening again", exc_info=True)
             finally:
                 self._listening.clear()

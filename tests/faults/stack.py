@@ -1,14 +1,12 @@
-"""The production stack on services of a test's own: gunicorn (``gunicorn.conf.py``, ``DEBUG=false``),
-Celery workers and beat, on a PostgreSQL and a broker given by the caller (``tests/faults/services.py``).
+"""The production stack on services of a test's own: a real gunicorn (gunicorn.conf.py, ``DEBUG=false``)
+and, when asked, a real Celery worker, on a PostgreSQL of their own, and an HTTP client that times
+every answer.
 
-    with Stack(pg, broker_url=redis.url_for(0), workers=2) as stack:
-        stack.client()                     # an HTTP client of the service (tests.faults.stack.Client)
-        stack.kill_worker(0)               # SIGKILL the worker's main process and its pool
-        stack.start_worker(0)
-
-Workers are started with ``--include tests.faults.holds``: a bot turn waits, in the middle of its
-transaction, while the file ``stack.hold`` exists (see :mod:`tests.faults.holds`), so that a test can
-kill the worker that holds it. Each worker runs in a process group of its own, one pool process.
+    stack = Stack(postgres, broker=redis.url_for(0), live_updates=redis.url_for(3))
+    stack.start(worker=True)
+    client = stack.client()
+    client.call("POST", "/api/v1/players/", {"username": "ana"})
+    stack.stop()
 """
 
 from __future__ import annotations
@@ -17,183 +15,155 @@ import http.client
 import json
 import os
 import secrets
-import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import time
+import uuid
+from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
-from tests.faults.services import Postgres
-from tests.services import free_port
+from django.conf import settings
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+from tests.faults.services import Postgres, free_port
+
 HOST = "127.0.0.1"
+READY_TIMEOUT = 90.0
+
+
+@dataclass
+class Answer:
+    status: int
+    body: Any
+    headers: dict[str, str]
+    seconds: float
 
 
 class Client:
-    """One player over a kept-alive HTTP connection; a failed connection is opened again."""
+    """One player over HTTP; a new connection per request, so that a server closing one costs nothing."""
 
-    def __init__(self, port: int, timeout: float = 15) -> None:
+    def __init__(self, port: int, timeout: float = 30.0) -> None:
         self.port, self.timeout, self.token = port, timeout, ""
-        self.connection = http.client.HTTPConnection(HOST, port, timeout=timeout)
 
-    def call(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    def call(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Answer:
         sent = {"Content-Type": "application/json", **(headers or {})}
         if self.token:
             sent["Authorization"] = f"Bearer {self.token}"
+        connection = http.client.HTTPConnection(HOST, self.port, timeout=self.timeout)
+        start = time.monotonic()
         try:
-            self.connection.request(method, path, body=json.dumps(body) if body is not None else None, headers=sent)
-            response = self.connection.getresponse()
+            connection.request(method, path, body=None if body is None else json.dumps(body), headers=sent)
+            response = connection.getresponse()
             payload = response.read()
-        except (OSError, http.client.HTTPException):
-            self.connection.close()
-            self.connection = http.client.HTTPConnection(HOST, self.port, timeout=self.timeout)
-            raise
+        finally:
+            connection.close()
+        seconds = time.monotonic() - start
         try:
-            return response.status, json.loads(payload) if payload else None
+            parsed = json.loads(payload) if payload else None
         except ValueError:
-            return response.status, payload.decode(errors="replace")
-
-    def new_player(self, name: str) -> None:
-        status, player = self.call("POST", "/api/v1/players/", {"username": f"{name}-{secrets.token_hex(3)}"})
-        assert status == 201, (status, player)
-        self.token = player["token"]
+            parsed = payload.decode(errors="replace")
+        return Answer(response.status, parsed, {k.lower(): v for k, v in response.getheaders()}, seconds)
 
 
 class Stack:
-    def __init__(self, pg: Postgres, *, broker_url: str, workers: int = 2, web_workers: int = 2,
-                 env: dict[str, str] | None = None) -> None:  # fmt: skip
-        self.pg, self.port = pg, free_port()
-        self.folder = Path(tempfile.mkdtemp(prefix="tute-stack-"))
-        self.hold = self.folder / "hold"
-        database = f"tute_{secrets.token_hex(4)}"
-        pg.create_database(database)
-        self.database_url = pg.database_url(database)
+    def __init__(self, postgres: Postgres, *, broker: str = "", live_updates: str = "", cache: str = "",
+                 extra_env: dict[str, str] | None = None) -> None:  # fmt: skip
+        self.postgres = postgres
+        self.database = f"tute_{uuid.uuid4().hex[:8]}"
+        self.port = free_port()
+        self.folder = postgres.folder
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self.logs: dict[str, Path] = {}
         self.env = {
             **os.environ,
+            "DJANGO_SETTINGS_MODULE": "tute_api.settings",
             "DEBUG": "false",
             "SECRET_KEY": secrets.token_urlsafe(50),
             "ALLOWED_HOSTS": HOST,
             "SECURE_SSL_REDIRECT": "false",
-            "DATABASE_URL": self.database_url,
-            "CELERY_BROKER_URL": broker_url,
+            "DATABASE_URL": postgres.database_url(self.database),
+            "CELERY_BROKER_URL": broker,
             "CELERY_RESULT_BACKEND": "",
-            "CELERY_QUEUE": f"faults-{secrets.token_hex(4)}",
-            "LOG_LEVEL": "WARNING",
+            "CELERY_QUEUE": f"faults-{uuid.uuid4().hex[:8]}",
+            "LIVE_UPDATES_URL": live_updates,
+            "CACHE_URL": cache or "locmemcache://",
+            "WEB_CONCURRENCY": "2",
+            "WEB_THREADS": "4",
             "PYTHONUNBUFFERED": "1",
             "THROTTLE_RATE_PLAYER": "1000/s",
-            "THROTTLE_RATE_ANON": "10000/min",
-            "WEB_CONCURRENCY": str(web_workers),
-            "WEB_THREADS": "4",
-            "FAULTS_HOLD_FILE": str(self.hold),
-            **(env or {}),
+            "THROTTLE_RATE_ANON": "1000/s",
+            **(extra_env or {}),
         }
-        for name in ("TEST_DATABASE_NAME", "REQUIRE_WORKER_TESTS", "CACHE_URL", "LIVE_UPDATES_URL"):
-            if name not in (env or {}):
-                self.env.pop(name, None)
-        self.workers: list[subprocess.Popen[bytes] | None] = [None] * workers
-        self.web: subprocess.Popen[bytes] | None = None
-        self.beat: subprocess.Popen[bytes] | None = None
-        self.log = (self.folder / "stack.log").open("ab")
+        for name in ("TEST_DATABASE_NAME", "REQUIRE_WORKER_TESTS"):
+            self.env.pop(name, None)
 
-    # -- processes --------------------------------------------------------------------------------
+    def _spawn(self, name: str, command: list[str]) -> None:
+        self.logs[name] = self.folder / f"{name}.log"
+        with self.logs[name].open("ab") as log:
+            self.processes[name] = subprocess.Popen(
+                command, cwd=settings.BASE_DIR, env=self.env, stdin=subprocess.DEVNULL, stdout=log,
+                stderr=subprocess.STDOUT,
+            )  # fmt: skip
 
-    def _popen(self, command: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
-            command, cwd=ROOT, env={**self.env, **(env or {})}, stdout=self.log, stderr=subprocess.STDOUT,
-            start_new_session=True,
+    def start(self, *, worker: bool = False) -> None:
+        self.postgres.create_database(self.database)
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=settings.BASE_DIR, env=self.env,
+            check=True, capture_output=True,
         )  # fmt: skip
-
-    def start(self) -> None:
-        python = sys.executable
-        subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=self.env, check=True)
-        self.web = self._popen([python, "-m", "gunicorn", "tute_api.wsgi:application", "--bind", f"{HOST}:{self.port}"])
-        self.beat = self._popen([python, "-m", "celery", "-A", "tute_api", "beat", "--loglevel=WARNING",
-                                 "--schedule", str(self.folder / "beat-schedule")])  # fmt: skip
-        for number in range(len(self.workers)):
-            self.start_worker(number)
-        self.wait_ready()
-
-    def start_worker(self, number: int) -> None:
-        (self.folder / f"ready-w{number}").unlink(missing_ok=True)
-        self.workers[number] = self._popen(
-            [sys.executable, "-m", "celery", "-A", "tute_api", "worker", "--loglevel=WARNING", "--concurrency=1",
-             "--include", "tests.faults.holds", "--hostname", f"w{number}-{self.env['CELERY_QUEUE']}@%h"],
-            env={"FAULTS_WORKER": f"w{number}"},
-        )  # fmt: skip
-
-    def wait_worker_ready(self, number: int, timeout: float = 60) -> float:
-        """Wait until the worker consumes (``worker_ready``); returns the seconds waited."""
-        start = time.monotonic()
-        while not (self.folder / f"ready-w{number}").exists():
-            if time.monotonic() - start > timeout:
-                raise RuntimeError(f"worker w{number} not ready within {timeout:.0f} s: {self.log_text()}")
-            time.sleep(0.02)
-        return time.monotonic() - start
-
-    def kill_worker(self, number: int) -> None:
-        """SIGKILL the worker's main process and its pool process, as the OOM killer or a host's loss."""
-        process = self.workers[number]
-        assert process is not None
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        self.workers[number] = None
-
-    def wait_ready(self, timeout: float = 90) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        if worker:
+            self.start_worker()
+        self._spawn("gunicorn", [sys.executable, "-m", "gunicorn", "tute_api.wsgi:application",
+                                 "--bind", f"{HOST}:{self.port}"])  # fmt: skip
+        deadline = time.monotonic() + READY_TIMEOUT
+        while True:
             try:
-                if Client(self.port, timeout=3).call("GET", "/readyz")[0] == 200:
-                    return
+                if self.client(timeout=5).call("GET", "/healthz").status == 200:
+                    break
             except OSError:
                 pass
-            time.sleep(0.3)
-        raise RuntimeError(f"the stack on port {self.port} was not ready within {timeout:.0f} s: {self.log_text()}")
+            assert time.monotonic() < deadline, self.log("gunicorn")
+            assert self.processes["gunicorn"].poll() is None, self.log("gunicorn")
+            time.sleep(0.2)
 
-    def client(self) -> Client:
-        return Client(self.port)
+    def start_worker(self, name: str = "worker") -> str:
+        node = f"{name}-{uuid.uuid4().hex[:6]}@faults"
+        self._spawn(name, [sys.executable, "-m", "celery", "-A", "tute_api", "worker", "--pool=solo",
+                           "--loglevel=INFO", "--hostname", node, "--without-gossip", "--without-mingle",
+                           "--without-heartbeat"])  # fmt: skip
+        return node
 
-    def log_text(self) -> str:
-        self.log.flush()
-        return (self.folder / "stack.log").read_text(errors="replace")[-4000:]
+    def worker_health(self, node: str | None = None) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "tute_api.worker_health", "--timeout", "3"]
+        if node:
+            command += ["--destination", node]
+        return subprocess.run(command, cwd=settings.BASE_DIR, env=self.env, capture_output=True, text=True,
+                              timeout=60)  # fmt: skip
 
-    def held_by(self) -> str | None:
-        """The worker (``w0``, ``w1``…) whose bot turn waits on the hold file, if one does."""
-        marks = sorted(self.folder.glob("held-by-*"), key=lambda path: path.stat().st_mtime)
-        return marks[-1].name.removeprefix("held-by-") if marks else None
+    def send_task(self, name: str) -> None:
+        """Queue a task by name for the stack's workers (as beat does for the sweeps)."""
+        from celery import Celery
+
+        app = Celery(broker=self.env["CELERY_BROKER_URL"])
+        try:
+            app.send_task(name, queue=self.env["CELERY_QUEUE"])
+        finally:
+            app.close()
+
+    def client(self, timeout: float = 30.0) -> Client:
+        return Client(self.port, timeout)
+
+    def log(self, name: str) -> str:
+        path = self.logs.get(name)
+        return path.read_text(errors="replace")[-6000:] if path and path.exists() else ""
 
     def stop(self) -> None:
-        for process in [self.web, self.beat, *self.workers]:
-            if process is not None and process.poll() is None:
-                try:
-                    os.killpg(process.pid, signal.SIGTERM)
-                    process.wait(timeout=10)
-                except (subprocess.TimeoutExpired, ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                    process.wait()
-        self.log.close()
-        shutil.rmtree(self.folder, ignore_errors=True)
-
-    def __enter__(self) -> Self:
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
-        self.stop()
-
-
-def events_of(database_url: str, match_id: str) -> list[int]:
-    """The seqs of a match's event log, in the order of their ids."""
-    import psycopg
-
-    with psycopg.connect(database_url.replace("postgres://", "postgresql://"), connect_timeout=5) as connection:
-        rows = connection.execute("SELECT seq FROM games_event WHERE match_id = %s ORDER BY id", [match_id])
-        return [row[0] for row in rows]
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.terminate()
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()

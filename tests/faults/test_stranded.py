@@ -1,6 +1,6 @@
 """A bot's turn is never stranded (issue 17): a worker killed in the middle of a bot's turn, the broker
 restarted. Each test runs the production stack (gunicorn, two Celery workers and beat) on a PostgreSQL
-and a Redis of its own (tests/faults/stack.py) and asserts that no acknowledged action is lost, that
+and a Redis of its own (tests/faults/bot_stack.py) and asserts that no acknowledged action is lost, that
 the event log has no gap and no duplicate, and that the bots' turns resume by themselves in time."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.faults.bot_stack import Stack, events_of
 from tests.faults.services import Postgres, Redis
-from tests.faults.stack import Client, Stack, events_of
 
 pytestmark = pytest.mark.timeout(240)
 
