@@ -95,9 +95,9 @@ def test_the_sweep_queues_a_turn_idle_two_seconds_and_again_only_after_twice_as_
 def test_the_sweep_queues_the_turn_when_the_cache_is_away():
     match = bot_to_act()
     Match.objects.filter(pk=match.pk).update(updated_at=timezone.now() - timedelta(seconds=3))
-    with mock.patch.object(services.cache, "add", side_effect=ConnectionError("cache away")):
-        with mock.patch.object(tasks.play_bot_turns, "delay") as delay:
-            assert services.bot_turns_sweep() == 1
+    away = mock.patch.object(services.cache, "add", side_effect=ConnectionError("cache away"))
+    with away, mock.patch.object(tasks.play_bot_turns, "delay") as delay:
+        assert services.bot_turns_sweep() == 1
     delay.assert_called_once_with(str(match.id), match.seq)
 
 
