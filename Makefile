@@ -4,6 +4,7 @@
 #   make lint   install if needed, run ruff, import-linter and mypy (strict, on the engine)
 #   make fuzz   install if needed, a long schema fuzzing run (FUZZ_CASES cases; CI runs 2,000 in make test)
 #   make loadtest  the service under gunicorn on PostgreSQL + a Celery worker, N clients (docs/performance.md)
+#   make chaos  5 minutes of mixed play on own PostgreSQL/Redis with faults at random (docs/reliability.md)
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -14,7 +15,7 @@ PORT ?= 8000
 # 0.0.0.0 to reach make run from a phone on the LAN; an emulator reaches 127.0.0.1 as 10.0.2.2.
 HOST ?= 127.0.0.1
 
-.PHONY: run test lint install loadtest contract scalebench fuzz queuebench
+.PHONY: run test lint install loadtest contract scalebench fuzz queuebench chaos
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
@@ -54,6 +55,9 @@ loadtest: $(STAMP)
 # Play now's queue: N players queueing over a minute for clasico and dos (scripts/queuebench.py).
 queuebench: $(STAMP)
 	$(BIN)/python scripts/queuebench.py $(QUEUEBENCH_ARGS)
+
+chaos: $(STAMP)
+	$(BIN)/python scripts/chaos.py $(CHAOS_ARGS)
 
 install: $(STAMP)
 

@@ -317,8 +317,17 @@ CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=100)
 # With no broker there is no beat; BEAT_IN_PROCESS (set by `make run`) runs this schedule in the web
 # process instead (tute_api/beat.py).
 BEAT_IN_PROCESS = env.bool("BEAT_IN_PROCESS", default=False)
+# A bot's turn is never stranded (docs/reliability.md): a worker killed with the message, a broker away
+# at the moment of queuing. Every BOT_TURNS_SWEEP_SECONDS beat queues again the bot turns idle
+# BOT_TURNS_IDLE_SECONDS; a sweep message that no worker took within the period is dropped (expires).
+BOT_TURNS_SWEEP_SECONDS = env.float("BOT_TURNS_SWEEP_SECONDS", default=1.0)
+BOT_TURNS_IDLE_SECONDS = env.float("BOT_TURNS_IDLE_SECONDS", default=2.0)
 CELERY_BEAT_SCHEDULE = {
-    "sweep-bot-turns": {"task": "games.tasks.sweep_bot_turns", "schedule": 30.0},
+    "sweep-bot-turns": {
+        "task": "games.tasks.sweep_bot_turns",
+        "schedule": BOT_TURNS_SWEEP_SECONDS,
+        "options": {"expires": max(BOT_TURNS_SWEEP_SECONDS, 1.0)},
+    },
     "sweep-webhook-turns": {"task": "games.tasks.sweep_webhook_turns", "schedule": 30.0},
     # Disconnect silent seats, cancel matches whose grace ran out, play expired turn clocks (M2).
     "sweep-presence": {"task": "rooms.tasks.sweep_presence", "schedule": PRESENCE_SWEEP_SECONDS},

@@ -2,7 +2,10 @@
 
 The task (``play_bot_turns``) takes the match's id and the ``seq`` it stood at, so a task that runs
 late or twice finds the match moved on and does nothing; :func:`bot_turns_sweep` queues again the
-turns whose task was lost (a broker away when it was queued).
+turns whose task was lost: a broker away when it was queued, or a worker killed while it held the
+message. Celery beat runs it every ``BOT_TURNS_SWEEP_SECONDS`` (1) for the turns idle
+``BOT_TURNS_IDLE_SECONDS`` (2), and every worker once as it starts (docs/reliability.md: why a sweep
+and not the broker's redelivery).
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ import logging
 from datetime import timedelta
 from uuid import UUID
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -55,16 +60,32 @@ def bot_turns_play(*, match_id: UUID | str, seq: int) -> int:
     return played
 
 
-def bot_turns_sweep(*, idle_seconds: float = 30) -> int:
-    """Queue bot turns that were lost (a broker down at the moment of queuing); returns how many."""
-    cutoff = timezone.now() - timedelta(seconds=idle_seconds)
-    stuck = Match.objects.filter(status=MatchStatus.ACTIVE, updated_at__lt=cutoff, turn__isnull=False)
-    stuck = stuck.filter(seats__number=F("turn"), seats__bot__gt="").values_list("id", "seq")
+def bot_turns_sweep(*, idle_seconds: float | None = None, again: bool = False) -> int:
+    """Queue the bot turns idle ``idle_seconds`` (``BOT_TURNS_IDLE_SECONDS``), whose task was lost
+    (a broker down at the moment of queuing, a worker killed with the message); returns how many.
+
+    A turn queued again by an earlier sweep is queued once more only after twice the time it had been
+    idle then (at most a minute), so that a turn whose message waits behind a backlog, or for a worker
+    that is down, is not queued every second; ``again`` (a worker's start) queues them all.
+    """
+    idle = settings.BOT_TURNS_IDLE_SECONDS if idle_seconds is None else idle_seconds
+    now = timezone.now()
+    stuck = Match.objects.filter(status=MatchStatus.ACTIVE, updated_at__lt=now - timedelta(seconds=idle))
+    stuck = stuck.filter(turn__isnull=False, seats__number=F("turn"), seats__bot__gt="")
     count = 0
-    for match_id, seq in stuck:
-        bot_turns_queue(match_id, seq)
-        count += 1
+    for match_id, seq, updated_at in stuck.values_list("id", "seq", "updated_at"):
+        if again or _first_sweep_for_a_while(match_id, seq, (now - updated_at).total_seconds()):
+            bot_turns_queue(match_id, seq)
+            count += 1
     return count
+
+
+def _first_sweep_for_a_while(match_id: UUID, seq: int, idle: float) -> bool:
+    try:
+        return bool(cache.add(f"bot-turn-swept:{match_id}:{seq}", True, timeout=min(60.0, 2 * max(idle, 1.0))))
+    except Exception:  # noqa: BLE001 - the cache away: queue it (a duplicate does nothing), log why
+        logger.warning("The bot turns sweep could not read the cache; queuing the turn anyway", exc_info=True)
+        return True
 
 
 def bot_turns_queue(match_id: UUID, seq: int) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from celery import shared_task
+from celery.signals import worker_ready
 from django.db import DatabaseError
 
 from . import builtin, http_bots, presence, queue
@@ -39,9 +40,17 @@ def play_bot_turns(match_id: str, seq: int) -> int:
 
 
 @shared_task(name="games.tasks.sweep_bot_turns")
-def sweep_bot_turns() -> int:
-    """Queue again the bot turns of matches idle on a bot's turn (run by Celery beat)."""
-    return builtin.bot_turns_sweep()
+def sweep_bot_turns(idle_seconds: float | None = None, again: bool = False) -> int:
+    """Queue again the bot turns of matches idle on a bot's turn (run by Celery beat, and once by every
+    worker that starts: see :func:`sweep_at_worker_start`)."""
+    return builtin.bot_turns_sweep(idle_seconds=idle_seconds, again=again)
+
+
+@worker_ready.connect
+def sweep_at_worker_start(sender: Any = None, **kwargs: Any) -> None:
+    """A worker that starts (a restart after a crash: its unacknowledged message may wait for the
+    broker's visibility timeout) queues the turns of every match on a bot's turn at once."""
+    sweep_bot_turns.apply_async(kwargs={"idle_seconds": 0, "again": True}, expires=60)
 
 
 @shared_task(name=queue.DELIVER_TURN, **RETRYING)

@@ -80,6 +80,33 @@ def test_the_sweep_queues_bot_turns_that_were_lost():
     assert services.bot_turns_play(match_id=match.id, seq=match.seq) >= 1
 
 
+def test_the_sweep_queues_a_turn_idle_two_seconds_and_again_only_after_twice_as_long():
+    match = bot_to_act()
+    Match.objects.filter(pk=match.pk).update(updated_at=timezone.now() - timedelta(seconds=1))
+    with mock.patch.object(tasks.play_bot_turns, "delay") as delay:
+        assert services.bot_turns_sweep() == 0, "idle 1 s: its task may still be on its way"
+        Match.objects.filter(pk=match.pk).update(updated_at=timezone.now() - timedelta(seconds=3))
+        assert services.bot_turns_sweep() == 1, "idle 3 s: queued again"
+        assert services.bot_turns_sweep() == 0, "queued a moment ago: not every second"
+        assert services.bot_turns_sweep(again=True) == 1, "a worker's start queues it whatever"
+    assert delay.call_count == 2
+
+
+def test_the_sweep_queues_the_turn_when_the_cache_is_away():
+    match = bot_to_act()
+    Match.objects.filter(pk=match.pk).update(updated_at=timezone.now() - timedelta(seconds=3))
+    away = mock.patch.object(services.cache, "add", side_effect=ConnectionError("cache away"))
+    with away, mock.patch.object(tasks.play_bot_turns, "delay") as delay:
+        assert services.bot_turns_sweep() == 1
+    delay.assert_called_once_with(str(match.id), match.seq)
+
+
+def test_a_worker_that_starts_queues_a_sweep_of_every_bot_turn():
+    with mock.patch.object(tasks.sweep_bot_turns, "apply_async") as apply_async:
+        tasks.worker_ready.send(sender=None)
+    apply_async.assert_called_once_with(kwargs={"idle_seconds": 0, "again": True}, expires=60)
+
+
 def test_an_action_appends_its_events_and_saves_the_match_in_one_statement_on_postgresql():
     """Round trips are what an action waits for under load (docs/performance.md)."""
     from django.db import connection
