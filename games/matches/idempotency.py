@@ -24,7 +24,15 @@ from tute_api.idempotency import IDEMPOTENCY_HEADER, Idempotency, IdempotencyKey
 
 from .models import IdempotencyRecord
 
-__all__ = ["IDEMPOTENCY_HEADER", "Idempotency", "answer_once", "idempotency_of", "idempotency_records_purge", "respond_once"]
+__all__ = [
+    "IDEMPOTENCY_HEADER",
+    "Idempotency",
+    "answer_once",
+    "idempotency_of",
+    "idempotency_records_purge",
+    "respond_once",
+]
+
 
 def respond_once(request: Request, respond: Callable[[], Response]) -> Response:
     """``respond()``'s answer, once per the request's ``Idempotency-Key`` (none: simply ``respond()``)."""

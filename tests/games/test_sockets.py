@@ -8,6 +8,8 @@ asgiref's ``async_to_sync``; the consumer's database calls run back on the test'
 from __future__ import annotations
 
 import asyncio
+import json
+import uuid
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
@@ -21,6 +23,7 @@ from django.utils import timezone
 
 from games.live import sockets, watchers
 from games.turns.models import Presence
+from tests import services
 from tute_api.asgi import application
 
 from .helpers import Api, Visibility, assert_events_no_leak, human_table, new_player, seats_of
@@ -56,7 +59,7 @@ async def frames_until_close(socket: WebsocketCommunicator, timeout: float = 5) 
         message = await socket.receive_output(timeout)
         if message["type"] == "websocket.close":
             return frames, message.get("code", 1000), message.get("reason", "")
-        frames.append(__import__("json").loads(message["text"]))
+        frames.append(json.loads(message["text"]))
 
 
 async def ready(socket: WebsocketCommunicator) -> dict[str, Any]:
@@ -411,3 +414,30 @@ def test_spectators_sockets_count_against_the_match_cap():
         await first.disconnect()
 
     run(scenario)
+
+
+# -- the channel layer --------------------------------------------------------------------------------
+
+
+def test_news_reaches_the_sockets_through_a_redis_channel_layer():
+    """With channels-redis (a deployment's layer), a move made over HTTP reaches the other seat's socket:
+    the listener's ``group_send`` crosses Redis, as one from a Celery worker's process would."""
+    layer = {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [services.redis_url()],
+             "prefix": f"test-sockets-{uuid.uuid4().hex[:8]}"}}  # fmt: skip
+    match_id, seats = two_humans()
+    url = f"/api/v1/matches/{match_id}"
+
+    async def scenario() -> None:
+        view = (await sync_to_async(seats[0].get)(url)).json()
+        mover, other = seats[view["hand"]["turn"]], seats[1 - view["hand"]["turn"]]
+        them = await open_socket(match_id, other.token)
+        await ready(them)
+        await events(them, view["seq"])
+        mine = (await sync_to_async(mover.get)(url)).json()
+        assert (await sync_to_async(mover.post)(f"{url}/actions", mine["legal_actions"][0])).status_code == 200
+        heard = await events(them, view["seq"] + 1)
+        assert heard[0]["seq"] == view["seq"] + 1 and heard[0]["seat"] == view["hand"]["turn"]
+        await them.disconnect()
+
+    with override_settings(CHANNEL_LAYERS={"default": layer}):
+        run(scenario)
