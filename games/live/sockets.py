@@ -32,6 +32,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import parse_qs
 from uuid import UUID
@@ -59,6 +60,7 @@ from players.models import Player
 from players.selectors import player_by_token
 from tute_api.errors import problem, problem_of
 from tute_api.idempotency import idempotency_for
+from tute_api.throttling import PlayerRateThrottle
 
 from . import watchers
 from .stream import BATCH
@@ -110,6 +112,9 @@ def act(*, player: Player, match_id: UUID, frame: dict[str, Any]) -> tuple[int, 
     """An ``action`` frame, as ``POST /matches/{id}/actions`` would answer it: (status, body)."""
     body = frame.get("action")
     try:
+        throttle = PlayerRateThrottle()  # an action over the socket counts as a request of the player
+        if not throttle.allow_request(SimpleNamespace(user=player), None):  # type: ignore[arg-type]
+            raise exceptions.Throttled(throttle.wait())
         serializer = ActionInputSerializer(data=body)
         serializer.is_valid(raise_exception=True)
         path = reverse("api_v1:match-actions", kwargs={"match_id": match_id})

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
 from django.core.cache import cache
 from django.test import override_settings
 from django.utils import timezone
@@ -440,4 +441,26 @@ def test_news_reaches_the_sockets_through_a_redis_channel_layer():
         await them.disconnect()
 
     with override_settings(CHANNEL_LAYERS={"default": layer}):
+        run(scenario)
+
+
+def test_actions_over_the_socket_count_against_the_players_rate_limit():
+    match_id, (host, _) = two_humans()
+    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "player": "2/min"}
+
+    async def scenario() -> None:
+        socket = await open_socket(match_id, host.token)
+        await ready(socket)
+        codes = []
+        for n in range(3):
+            await socket.send_json_to({"type": "action", "action": {"type": "fly"}, "ref": n})
+            frame = await socket.receive_json_from(5)
+            while frame["type"] == "event":
+                frame = await socket.receive_json_from(5)
+            codes.append(frame["problem"]["code"])
+        assert codes == ["invalid", "invalid", "throttled"], "the third within the window is refused"
+        assert frame["status"] == 429 and frame["problem"]["retry_after"] >= 1
+        await socket.disconnect()
+
+    with override_settings(REST_FRAMEWORK={**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}):
         run(scenario)
