@@ -238,7 +238,9 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         return _Read(events, last, over)
 
     def _seen(self) -> None:
-        if self.seat is not None and self.player is not None:
+        # Only a seated human of a match with presence (M2), as the middleware decides: a spectator, a
+        # match against bots (M3) or one over costs no UPDATE.
+        if self.player is not None and str(self.player.pk) in presence.tracked_players(self.match_id):
             presence.touch(match_id=self.match_id, player_id=self.player.pk)
         for lease in self.leases:
             lease.renew()

@@ -23,6 +23,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from games.live import sockets, watchers
+from games.turns import presence
 from games.turns.models import Presence
 from tests import services
 from tute_api.asgi import application
@@ -464,3 +465,23 @@ def test_actions_over_the_socket_count_against_the_players_rate_limit():
 
     with override_settings(REST_FRAMEWORK={**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}):
         run(scenario)
+
+
+def test_a_spectators_socket_touches_no_presence(monkeypatch):
+    started, (host, _) = friends_match(public=True)
+    match_id = started["match"]["id"]
+    spectator = new_player("spectator")
+    touched: list[object] = []
+    monkeypatch.setattr(presence, "touch", lambda **kw: touched.append(kw["player_id"]))
+
+    async def scenario() -> None:
+        watching = await open_socket(match_id, spectator.token)
+        assert (await ready(watching))["spectator"] is True
+        await watching.disconnect()
+        assert touched == [], "a spectator is no seat's presence (M5)"
+        seated = await open_socket(match_id, host.token)
+        await ready(seated)
+        await seated.disconnect()
+        assert touched == [host.player.pk], "the seated player's socket is"
+
+    run(scenario)
