@@ -56,6 +56,7 @@ from games.matches.selectors import match_membership
 from games.matches.serializers import MAX_SEQ, ActionInputSerializer, MatchSerializer
 from games.turns import presence
 from games.turns.tables import timings_of
+from players.authentication import MAX_TOKEN_LENGTH
 from players.models import Player
 from players.selectors import player_by_token
 from tute_api.errors import problem, problem_of
@@ -179,7 +180,8 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def _start(self, token: str) -> None:
         try:
-            player = await database_sync_to_async(player_by_token)(token) if token else None
+            valid = 0 < len(token) <= MAX_TOKEN_LENGTH  # as the HTTP API reads the header
+            player = await database_sync_to_async(player_by_token)(token) if valid else None
             if player is None:
                 detail = "The token is not valid (it may have been rotated)."
                 await self._refuse(problem(401, "authentication_failed", detail))
@@ -293,7 +295,7 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         kind = content.get("type") if isinstance(content, dict) else None
         if self.player is None:
-            if kind == "auth" and isinstance(content.get("token"), str) and len(content["token"]) <= 200:
+            if kind == "auth" and isinstance(content.get("token"), str):
                 await self._start(content["token"])
             else:
                 await self._refuse(problem(401, "not_authenticated", "The first frame must be {\"type\": \"auth\"}."))

@@ -115,6 +115,10 @@ def test_the_header_or_a_first_auth_frame_authenticates_and_nothing_else_does(mo
         assert (code, reason) == (4401, "authentication_failed")
         assert frames[0]["problem"]["code"] == "authentication_failed" and frames[0]["status"] == 401
 
+        too_long = await open_socket(match_id, host.token + "x" * 200)
+        _, code, reason = await frames_until_close(too_long)
+        assert (code, reason) == (4401, "authentication_failed"), "a token longer than any the HTTP API reads"
+
         silent = await open_socket(match_id)
         frames, code, reason = await frames_until_close(silent)
         assert (code, reason) == (4401, "not_authenticated"), "no auth frame within AUTH_SECONDS"
