@@ -123,6 +123,12 @@ def _counted_against_the_address(exc: exceptions.APIException, context: dict[str
     return exc
 
 
+def problem_of(exc: exceptions.APIException) -> dict[str, Any]:
+    """The problem-details body of an API error, as the HTTP API would answer it (a WebSocket's
+    error frame carries the same)."""
+    return _problem_from_api_exception(exc, exc.status_code)
+
+
 def _problem_from_api_exception(exc: exceptions.APIException, status: int) -> dict[str, Any]:
     extra: dict[str, Any] = dict(getattr(exc, "extra", {}))
     if isinstance(exc, exceptions.ValidationError):

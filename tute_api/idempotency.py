@@ -52,11 +52,16 @@ class Idempotency:
 
 def idempotency_of(request: Request) -> Idempotency | None:
     """The request's ``Idempotency-Key``, with what identifies the request; None without one."""
-    key = request.headers.get("Idempotency-Key")
+    return idempotency_for(request.headers.get("Idempotency-Key"), request.method or "POST", request.path, request.data)
+
+
+def idempotency_for(key: object, method: str, path: str, data: object) -> Idempotency | None:
+    """A key (None: none) with what identifies its request: the method, the path and the body
+    (a WebSocket's action names the path and body of ``POST …/actions``)."""
     if key is None:
         return None
-    if not 1 <= len(key) <= 255 or not key.isascii() or not key.isprintable():
+    if not isinstance(key, str) or not 1 <= len(key) <= 255 or not key.isascii() or not key.isprintable():
         raise InvalidIdempotencyKey()
-    body = json.dumps(request.data, sort_keys=True, separators=(",", ":"), default=str)
+    body = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
     digest = hashlib.sha256(body.encode()).hexdigest()
-    return Idempotency(key=key, method=request.method or "POST", path=request.path, request_hash=digest)
+    return Idempotency(key=key, method=method, path=path, request_hash=digest)

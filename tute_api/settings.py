@@ -68,6 +68,7 @@ INSTALLED_APPS = [
 #: updates wake the waiting requests, the turn takers queue the next turn.
 MATCH_LISTENERS = [
     "games.live.channels.match_news",
+    "games.live.sockets.match_news",
     "games.turns.dispatch.next_turn",
     "games.ladder.news.match_ended",
     "games.lobby.news.your_turn",
@@ -294,6 +295,8 @@ STREAM_KEEPALIVE_SECONDS = env.float("STREAM_KEEPALIVE_SECONDS", default=15.0)
 # Spectators of a public match (RULES.md M5): at most this many open streams and long polls of those
 # who only watch, per match (games/live/watchers.py); beyond, 429 `too_many_spectators`.
 SPECTATORS_PER_MATCH = env.int("SPECTATORS_PER_MATCH", default=200)
+# A player's open match WebSockets (games/live/sockets.py): beyond, the socket closes with 4429 `too_many_sockets`.
+SOCKETS_PER_PLAYER = env.int("SOCKETS_PER_PLAYER", default=10)
 
 # Celery: without a broker, tasks run in process (so `make run` needs none).
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or None
@@ -352,6 +355,19 @@ LIVE_UPDATES_URL = env.str(
     "LIVE_UPDATES_URL",
     default=CELERY_BROKER_URL if (CELERY_BROKER_URL or "").startswith(("redis://", "rediss://")) else "",
 )
+# Django Channels' layer, which carries a match's news to its WebSockets (games/live/sockets.py): Redis
+# (channels-redis) when CHANNEL_LAYER_URL (by default LIVE_UPDATES_URL) names one, so that news from
+# any process (a Celery worker's bot turn) reaches every server's sockets; in memory otherwise (`make run`).
+CHANNEL_LAYER_URL = env.str("CHANNEL_LAYER_URL", default=LIVE_UPDATES_URL)
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        # A Redis that is away fails a socket's start fast (4503), instead of hanging it.
+        "CONFIG": {"hosts": [{"address": CHANNEL_LAYER_URL, "socket_connect_timeout": 2}]},
+    }
+    if CHANNEL_LAYER_URL.startswith(("redis://", "rediss://"))
+    else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+}
 
 # Whoever knows a match's seed can compute every deal (C12), so by default a seeded match seats only its
 # creator, built-in bots and the creator's own bots. A service that deals the same cards to humans on

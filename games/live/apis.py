@@ -140,7 +140,8 @@ class MatchEventsApi(APIView):
         summary="The match's events after a seq",
         description="Oldest first, each as the caller may see it (other hands and the stock are hidden; a "
         "spectator of a public match sees no hand at all). With `wait`, a long poll: the answer comes as soon as "
-        "there is an event after `after`.",
+        "there is an event after `after`. Pushed as they happen: the event stream (`…/stream`) or the WebSocket "
+        "`/api/v1/matches/{id}/ws` (docs/clients.md, \"Transports\").",
         parameters=[
             MATCH_ID,
             QuerySerializer,
@@ -190,7 +191,8 @@ class MatchStreamApi(APIView):
         "stream ends once the match is over and every event is sent; 204 if there is nothing more to send. An "
         "`Accept` header that admits no `text/event-stream` gets 406. A spectator of a public match (M5) gets the "
         "events as the table shows them to everyone; beyond the match's cap of watchers, 429 "
-        "`too_many_spectators`.",
+        "`too_many_spectators`. The same events also come over a WebSocket, `/api/v1/matches/{id}/ws` (resumed "
+        "with `?after=`, which also takes actions; the schema cannot describe it: docs/clients.md, \"Transports\").",
         parameters=[
             MATCH_ID,
             QuerySerializer,

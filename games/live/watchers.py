@@ -53,7 +53,7 @@ def _epoch() -> int:
 
 
 def _key(match_id: str, epoch: int) -> str:
-    return f"spectators:{match_id}:{epoch}"
+    return f"{Watch.prefix}:{match_id}:{epoch}"
 
 
 def _add(key: str, delta: int) -> int:
@@ -67,48 +67,101 @@ def _add(key: str, delta: int) -> int:
     return 0
 
 
-class Watch:
-    """One spectator's open stream or long poll on a match: its lease in the counters."""
+class _Lease:
+    """One open waiting read counted in a counter of the cache (see the module's docstring)."""
 
-    def __init__(self, match_id: UUID | str) -> None:
-        self.match_id = str(match_id)
+    prefix = ""
+
+    def __init__(self, owner: UUID | str) -> None:
+        self.owner = str(owner)
         self.epoch: int | None = None
 
+    def cap(self) -> int:
+        raise NotImplementedError
+
+    def refusal(self) -> ApiError:
+        raise NotImplementedError
+
+    def _key(self, epoch: int) -> str:
+        return f"{self.prefix}:{self.owner}:{epoch}"
+
     def enter(self) -> None:
-        """Count the watcher in; 429 ``too_many_spectators`` if the match has its cap already."""
+        """Count the lease in; a 429 (:meth:`refusal`) if the owner has its cap already."""
         epoch = _epoch()
         try:
-            count = _add(_key(self.match_id, epoch), 1)
-            before = cache.get(_key(self.match_id, epoch - 1)) or 0
+            count = _add(self._key(epoch), 1)
+            before = cache.get(self._key(epoch - 1)) or 0
         except Exception:  # the cap protects the service; a cache down must not fail a read
-            logger.exception("Could not count the spectators of match %s", self.match_id)
+            logger.exception("Could not count the %s of %s", self.prefix, self.owner)
             return
         self.epoch = epoch
-        if count + max(int(before), 0) > settings.SPECTATORS_PER_MATCH:
+        if count + max(int(before), 0) > self.cap():
             self.leave()
-            raise TooManySpectators()
+            raise self.refusal()
 
     def renew(self) -> None:
-        """Move the lease into the current epoch (a watcher open longer than one: a stream)."""
+        """Move the lease into the current epoch (a lease open longer than one: a stream, a socket)."""
         epoch = _epoch()
         if self.epoch is None or epoch == self.epoch:
             return
         try:
-            _add(_key(self.match_id, epoch), 1)
-            _add(_key(self.match_id, self.epoch), -1)
+            _add(self._key(epoch), 1)
+            _add(self._key(self.epoch), -1)
         except Exception:
-            logger.exception("Could not renew a spectator of match %s", self.match_id)
+            logger.exception("Could not renew one of the %s of %s", self.prefix, self.owner)
         self.epoch = epoch
 
     def leave(self) -> None:
-        """The watcher ends: its one goes (once, however often this is called)."""
+        """The lease ends: its one goes (once, however often this is called)."""
         if self.epoch is None:
             return
         epoch, self.epoch = self.epoch, None
         try:
-            _add(_key(self.match_id, epoch), -1)
+            _add(self._key(epoch), -1)
         except Exception:
-            logger.exception("Could not count out a spectator of match %s", self.match_id)
+            logger.exception("Could not count out one of the %s of %s", self.prefix, self.owner)
+
+
+class Watch(_Lease):
+    """One spectator's open stream, long poll or socket on a match: its lease in the counters."""
+
+    prefix = "spectators"
+
+    def __init__(self, match_id: UUID | str) -> None:
+        super().__init__(match_id)
+        self.match_id = self.owner
+
+    def cap(self) -> int:
+        return int(settings.SPECTATORS_PER_MATCH)
+
+    def refusal(self) -> ApiError:
+        return TooManySpectators()
+
+
+TOO_MANY_SOCKETS = "too_many_sockets"
+
+
+class TooManySockets(ApiError):
+    status_code = 429
+    default_code = TOO_MANY_SOCKETS
+    default_detail = "You have as many match sockets open as you may; close one first."
+
+    def __init__(self) -> None:
+        super().__init__(retry_after=RETRY_SECONDS)
+        self.wait = RETRY_SECONDS
+
+
+class Socket(_Lease):
+    """One of a player's open match WebSockets (``games.live.sockets``): at most
+    ``SOCKETS_PER_PLAYER`` at once, beyond which a new one is refused (``too_many_sockets``)."""
+
+    prefix = "sockets"
+
+    def cap(self) -> int:
+        return int(settings.SOCKETS_PER_PLAYER)
+
+    def refusal(self) -> ApiError:
+        return TooManySockets()
 
 
 @contextmanager

@@ -25,18 +25,36 @@ from tute_api.idempotency import IDEMPOTENCY_HEADER, Idempotency, IdempotencyKey
 
 from .models import IdempotencyRecord
 
-__all__ = ["IDEMPOTENCY_HEADER", "idempotency_of", "idempotency_records_purge", "respond_once"]
+__all__ = [
+    "IDEMPOTENCY_HEADER",
+    "Idempotency",
+    "answer_once",
+    "idempotency_of",
+    "idempotency_records_purge",
+    "respond_once",
+]
 
-@transaction.atomic
+
 def respond_once(
     request: Request, respond: Callable[[], Response], location: Callable[[Any], str] | None = None
 ) -> Response:
     """``respond()``'s answer, once per the request's ``Idempotency-Key`` (none: simply ``respond()``).
     ``location``: the ``Location`` of a 201 answer, from its body, given again with the first answer."""
-    idempotency = idempotency_of(request)
+    return answer_once(request.user, idempotency_of(request), respond, location)
+
+
+@transaction.atomic
+def answer_once(
+    player: Player,
+    idempotency: Idempotency | None,
+    respond: Callable[[], Response],
+    location: Callable[[Any], str] | None = None,
+) -> Response:
+    """``respond()``'s answer, once per ``idempotency``'s key (None: simply ``respond()``): an HTTP
+    request's, or an action sent over a match's WebSocket (``games.live.sockets``), which names the
+    same path, so that a key retried over either transport gets the first answer."""
     if idempotency is None:
         return respond()
-    player: Player = request.user
     first = _first_answer(player, idempotency)
     if first is not None:
         if location is not None and first.status_code == 201:

@@ -1,0 +1,359 @@
+"""A match's WebSocket (``/api/v1/matches/{id}/ws``, Django Channels): the same events as the event
+stream and the long polls, redacted for the caller, and actions with the meaning of ``POST …/actions``.
+
+The protocol (docs/clients.md, "Transports"): every frame is a JSON object with a ``type``.
+
+- Authentication, once: the ``Authorization: Bearer <token>`` header of the handshake, or a first
+  frame ``{"type": "auth", "token": "..."}`` within :data:`AUTH_SECONDS`. The token is looked up as
+  the HTTP API does (``players.selectors.player_by_token``), the match as its reads do
+  (``match_membership``: a seat, or a spectator of a public match, M5).
+- The server then sends ``{"type": "ready", "match_id", "seat", "spectator", "seq"}``, every event
+  after ``?after=N`` as ``{"type": "event", "event": {"seq", "type", "seat", "data", "at"}}``, and
+  each new event as it happens. ``{"type": "ping"}`` when nothing was sent for a while; a client may
+  send ``{"type": "ping"}`` and gets ``{"type": "pong"}``.
+- ``{"type": "action", "action": {…the body of POST …/actions…}, "idempotency_key"?: "...", "ref"?: …}``
+  is answered ``{"type": "result", "ref", "status": 200, "match": {…the caller's view…}}`` or
+  ``{"type": "error", "ref", "status", "problem": {…the same problem details…}}``: the same service, the
+  same codes, and the same ``Idempotency-Key`` records (a key retried over HTTP or the socket gets the
+  first answer).
+- The server closes with a code a client can act on (:data:`CLOSE_CODES`); before closing for a
+  refusal it sends ``{"type": "error", "status", "problem"}``.
+
+News reaches the sockets through the channel layer: :func:`match_news` (a ``MATCH_LISTENERS``
+entry) sends ``match.news`` to the match's group; each socket then reads the events after the last
+``seq`` it sent from the log, redacted for its seat, so a socket never relies on the message's
+content. An open socket of a seated player counts as presence (M2), refreshed as it wakes; a
+spectator's holds a :class:`~.watchers.Watch`. A socket lives ``STREAM_MAX_SECONDS`` at most.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+from urllib.parse import parse_qs
+from uuid import UUID
+
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.conf import settings
+from django.db import DatabaseError, close_old_connections
+from django.urls import reverse
+from rest_framework import exceptions
+from rest_framework.response import Response
+
+from games.matches import services
+from games.matches.bodies import event_body, match_view
+from games.matches.idempotency import answer_once
+from games.matches.models import Event, Match, MatchStatus
+from games.matches.news import MatchNews
+from games.matches.selectors import match_membership
+from games.matches.serializers import MAX_SEQ, ActionInputSerializer, MatchSerializer
+from games.turns import presence
+from games.turns.tables import timings_of
+from players.authentication import MAX_TOKEN_LENGTH
+from players.models import Player
+from players.selectors import player_by_token
+from tute_api.errors import problem, problem_of
+from tute_api.idempotency import idempotency_for
+from tute_api.throttling import PlayerRateThrottle
+
+from . import watchers
+from .stream import BATCH
+
+logger = logging.getLogger(__name__)
+
+#: Seconds a socket without an ``Authorization`` header has to send its ``auth`` frame.
+AUTH_SECONDS = 10.0
+
+#: The close codes, each with what the client should do.
+CLOSE_CODES = {
+    1000: "match_over: every event was sent and nothing more will happen; do not reconnect",
+    4000: "lifetime: the socket lived STREAM_MAX_SECONDS; reconnect with ?after=<last seq>",
+    4400: "bad_request: a malformed query or frame; fix the client",
+    4401: "not_authenticated or authentication_failed: no token, or not a valid one; do not retry it",
+    4404: "not_found: no such match, or not one the caller may watch; do not retry",
+    4429: "too_many_sockets or too_many_spectators: wait retry_after seconds, close another socket",
+    4503: "service_unavailable: a dependency is away; reconnect after a pause with ?after=<last seq>",
+}
+#: The server going away (a deploy) closes with 1001 or 1012 (the server's): reconnect with ?after=<last seq>.
+
+_CLOSE_OF_STATUS = {400: 4400, 401: 4401, 403: 4404, 404: 4404, 429: 4429, 503: 4503}
+
+
+def group_of(match_id: object) -> str:
+    """The channel layer's group of a match's sockets."""
+    return f"match.{match_id}"
+
+
+def match_news(news: MatchNews) -> None:
+    """A ``MATCH_LISTENERS`` entry: a change of the match committed; tell its sockets."""
+    layer = get_channel_layer()
+    group = group_of(news.match_id)
+    if layer is None or (isinstance(layer, InMemoryChannelLayer) and group not in layer.groups):
+        return  # in process (make run, tests) with no socket on the match: no event loop to start
+    async_to_sync(layer.group_send)(group, {"type": "match.news", "seq": news.seq})
+
+
+@dataclass
+class _Read:
+    events: list[dict[str, Any]]
+    last_seq: int
+    over: bool
+
+
+def _unavailable() -> dict[str, Any]:
+    return problem(503, "service_unavailable", "A dependency of the service is away; try again in a moment.")
+
+
+def act(*, player: Player, match_id: UUID, frame: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """An ``action`` frame, as ``POST /matches/{id}/actions`` would answer it: (status, body)."""
+    body = frame.get("action")
+    try:
+        throttle = PlayerRateThrottle()  # an action over the socket counts as a request of the player
+        if not throttle.allow_request(SimpleNamespace(user=player), None):  # type: ignore[arg-type]
+            raise exceptions.Throttled(throttle.wait())
+        serializer = ActionInputSerializer(data=body)
+        serializer.is_valid(raise_exception=True)
+        path = reverse("api_v1:match-actions", kwargs={"match_id": match_id})
+        idempotency = idempotency_for(frame.get("idempotency_key"), "POST", path, body)
+
+        def respond() -> Response:
+            played = services.match_act(
+                player=player,
+                match_id=match_id,
+                action=serializer.action(),
+                expected_seq=serializer.validated_data.get("expected_seq"),
+            )
+            return Response(MatchSerializer(match_view(played.match, played.seat, played.state)).data)
+
+        answer = answer_once(player, idempotency, respond)
+        return answer.status_code, dict(answer.data)
+    except exceptions.APIException as exc:
+        return exc.status_code, problem_of(exc)
+    except DatabaseError:
+        logger.exception("The database failed a socket's action on match %s", match_id)
+        return 503, _unavailable()
+
+
+class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    """One client's socket on one match."""
+
+    async def connect(self) -> None:
+        self.match_id: UUID = self.scope["url_route"]["kwargs"]["match_id"]
+        self.player: Player | None = None
+        self.seat: int | None = None
+        self.after = 0
+        self.over = False
+        self.closed = False
+        self.leases: list[watchers._Lease] = []
+        self.tasks: list[asyncio.Task[None]] = []
+        self.reading = asyncio.Lock()
+        self.keepalive = float(settings.STREAM_KEEPALIVE_SECONDS)
+        self.last_sent = 0.0
+        await self.accept()  # refusals are then a frame and a close code with a reason
+        after = parse_qs(self.scope.get("query_string", b"").decode()).get("after", ["0"])[-1]
+        if not after.isdigit() or int(after) > MAX_SEQ:
+            await self._refuse(problem(400, "invalid", f"after must be a whole number from 0 to {MAX_SEQ}."))
+            return
+        self.after = int(after)
+        token = self._header_token()
+        if token is not None:
+            await self._start(token)
+        else:
+            self.tasks.append(asyncio.create_task(self._auth_deadline()))
+
+    def _header_token(self) -> str | None:
+        for name, value in self.scope.get("headers", []):
+            if name.lower() == b"authorization":
+                scheme, _, token = value.decode("latin-1").partition(" ")
+                return token.strip() if scheme.lower() == "bearer" else ""
+        return None
+
+    async def _auth_deadline(self) -> None:
+        await asyncio.sleep(AUTH_SECONDS)
+        if self.player is None:
+            await self._refuse(problem(401, "not_authenticated", "Send {\"type\": \"auth\", \"token\": …} first."))
+
+    async def _start(self, token: str) -> None:
+        try:
+            valid = 0 < len(token) <= MAX_TOKEN_LENGTH  # as the HTTP API reads the header
+            player = await database_sync_to_async(player_by_token)(token) if valid else None
+            if player is None:
+                detail = "The token is not valid (it may have been rotated)."
+                await self._refuse(problem(401, "authentication_failed", detail))
+                return
+            membership = await database_sync_to_async(match_membership)(match_id=self.match_id, player=player)
+            self.player, self.seat = player, membership.seat
+            await database_sync_to_async(self._lease)(membership.spectator)
+            if self.channel_layer is not None:
+                await self.channel_layer.group_add(group_of(self.match_id), self.channel_name)
+            self.keepalive = await database_sync_to_async(self._keepalive)(membership.spectator)
+        except exceptions.APIException as exc:
+            await self._refuse(problem_of(exc))
+            return
+        except Exception:  # the database or the channel layer is away
+            logger.exception("A socket on match %s could not start", self.match_id)
+            await self._refuse(_unavailable())
+            return
+        await self.send_json(
+            {
+                "type": "ready",
+                "match_id": str(self.match_id),
+                "seat": self.seat,
+                "spectator": membership.spectator,
+                "seq": membership.match.seq,
+            }
+        )
+        await self._catch_up()
+        if not self.closed:
+            self.tasks.append(asyncio.create_task(self._tick()))
+
+    def _lease(self, spectator: bool) -> None:
+        """Count the socket against the player's cap, and a spectator's against the match's (429s)."""
+        assert self.player is not None
+        leases: list[watchers._Lease] = [watchers.Socket(self.player.pk)]
+        if spectator:
+            leases.append(watchers.Watch(self.match_id))
+        for lease in leases:
+            lease.enter()
+            self.leases.append(lease)
+
+    def _keepalive(self, spectator: bool) -> float:
+        """How often an idle socket wakes: within the presence timeout (M2) and a spectator's epoch."""
+        keepalive = min(settings.STREAM_KEEPALIVE_SECONDS, timings_of(self.match_id).presence_timeout / 2)
+        return min(keepalive, watchers.EPOCH_SECONDS / 2) if spectator else keepalive
+
+    def _read(self) -> _Read:
+        """The events after the last sent, redacted for the seat; the seat is seen (M2), a lease renewed."""
+        close_old_connections()
+        # The status first: a match read as over has every event of its log committed.
+        status = Match.objects.filter(pk=self.match_id).values_list("status", flat=True).first()
+        rows = list(Event.objects.filter(match_id=self.match_id, seq__gt=self.after).order_by("seq")[:BATCH])
+        self._seen()
+        events = [event_body(row, self.seat) for row in rows]
+        last = rows[-1].seq if rows else self.after
+        over = status in (MatchStatus.FINISHED, MatchStatus.CANCELLED, None) and len(rows) < BATCH
+        return _Read(events, last, over)
+
+    def _seen(self) -> None:
+        # Only a seated human of a match with presence (M2), as the middleware decides: a spectator, a
+        # match against bots (M3) or one over costs no UPDATE.
+        if self.player is not None and str(self.player.pk) in presence.tracked_players(self.match_id):
+            presence.touch(match_id=self.match_id, player_id=self.player.pk)
+        for lease in self.leases:
+            lease.renew()
+
+    async def _catch_up(self) -> None:
+        """Send every event after the last sent; close once the match is over and all is sent."""
+        async with self.reading:
+            while not self.closed:
+                try:
+                    read = await database_sync_to_async(self._read)()
+                except Exception:
+                    logger.exception("A socket on match %s could not read its events", self.match_id)
+                    await self._refuse(_unavailable())
+                    return
+                for event in read.events:
+                    await self.send_json({"type": "event", "event": event})
+                self.after = read.last_seq
+                self.last_sent = asyncio.get_running_loop().time()
+                if read.over:
+                    await self._close(1000, "match_over")
+                    return
+                if len(read.events) < BATCH:
+                    return
+
+    async def _tick(self) -> None:
+        """Pings while idle, the seat kept present, and the socket's lifetime."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + settings.STREAM_MAX_SECONDS
+        while not self.closed:
+            left = deadline - loop.time()
+            if left <= 0:
+                await self._close(4000, f"lifetime: reconnect with ?after={self.after}")
+                return
+            await asyncio.sleep(min(self.keepalive, left))
+            if self.closed or loop.time() >= deadline:
+                continue
+            try:
+                await database_sync_to_async(self._seen)()
+            except Exception:
+                logger.exception("A socket on match %s could not refresh its presence", self.match_id)
+            if loop.time() - self.last_sent >= self.keepalive * 0.9:
+                await self.send_json({"type": "ping"})
+                self.last_sent = loop.time()
+
+    async def match_news(self, message: dict[str, Any]) -> None:
+        """The match moved on (the channel layer's ``match.news``): send what is new."""
+        if self.player is not None and not self.closed and message.get("seq", self.after + 1) > self.after:
+            await self._catch_up()
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        kind = content.get("type") if isinstance(content, dict) else None
+        if self.player is None:
+            if kind == "auth" and isinstance(content.get("token"), str):
+                await self._start(content["token"])
+            else:
+                await self._refuse(problem(401, "not_authenticated", "The first frame must be {\"type\": \"auth\"}."))
+            return
+        if kind == "ping":
+            await self.send_json({"type": "pong"})
+        elif kind == "action":
+            await self._act(content)
+        else:
+            body = problem(400, "invalid_frame", "A frame's type is `action` or `ping`.")
+            await self.send_json({"type": "error", "ref": content.get("ref") if kind else None, "status": 400,
+                                  "problem": body})  # fmt: skip
+
+    async def _act(self, frame: dict[str, Any]) -> None:
+        assert self.player is not None
+        status, body = await database_sync_to_async(act)(player=self.player, match_id=self.match_id, frame=frame)
+        ref = frame.get("ref")
+        if status < 400:
+            await self.send_json({"type": "result", "ref": ref, "status": status, "match": body})
+        else:
+            await self.send_json({"type": "error", "ref": ref, "status": status, "problem": body})
+
+    @classmethod
+    async def decode_json(cls, text_data: str) -> Any:
+        try:
+            return await super().decode_json(text_data)
+        except ValueError:
+            return None  # answered as a frame of no type
+
+    async def _refuse(self, body: dict[str, Any]) -> None:
+        """An error frame with the problem, then the close code of its status."""
+        if self.closed:
+            return
+        await self.send_json({"type": "error", "status": body["status"], "problem": body})
+        await self._close(_CLOSE_OF_STATUS.get(body["status"], 4503), body["code"])
+
+    async def _close(self, code: int, reason: str) -> None:
+        if not self.closed:
+            self.closed = True
+            await self.close(code=code, reason=reason[:120])
+            if self.leases:  # now, not when the server reports the disconnection
+                await database_sync_to_async(self._leave)()
+
+    async def disconnect(self, code: int) -> None:
+        self.closed = True
+        current = asyncio.current_task()
+        for task in self.tasks:
+            if task is not current:
+                task.cancel()
+        if self.channel_layer is not None:
+            with contextlib.suppress(Exception):
+                await self.channel_layer.group_discard(group_of(self.match_id), self.channel_name)
+        if self.leases:
+            await database_sync_to_async(self._leave)()
+
+    def _leave(self) -> None:
+        for lease in self.leases:
+            lease.leave()
+        self.leases = []
