@@ -19,6 +19,7 @@ get_asgi_application()  # first: it sets Django up before anything imports model
 import re  # noqa: E402
 
 from channels.routing import ProtocolTypeRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
 from django.core.handlers.asgi import ASGIHandler  # noqa: E402
 
 from games.live import shutdown  # noqa: E402
@@ -46,7 +47,11 @@ class Handler(ASGIHandler):
             await super().__call__(scope, receive, send)
 
 
-django_application = Handler()
+django_application: Any = Handler()
+if settings.DEBUG:  # make run: the static files (admin, Swagger UI) from the apps, as runserver did
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+
+    django_application = ASGIStaticFilesHandler(django_application)
 
 
 async def lifespan(scope: dict[str, Any], receive: Any, send: Any) -> None:
