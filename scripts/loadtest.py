@@ -436,6 +436,7 @@ def main() -> None:
         # One client may post faster than the default 50 requests per second of a player; the limit
         # is still counted on every request.
         "THROTTLE_RATE_PLAYER": "1000/s",
+        "THROTTLE_RATE_ANON": "100000/min",  # --idle creates its players from one address
     }
     (ROOT / "var").mkdir(exist_ok=True)
     log = open(ROOT / "var" / "loadtest.log", "wb")  # noqa: SIM115 - kept open for the subprocesses
