@@ -1,5 +1,5 @@
 # Development entry points. They need only Python 3.11+ and make: the first run creates .venv.
-#   make run    install if needed, migrate, serve on $(HOST):$(PORT) (Celery beat's schedule in process)
+#   make run    install if needed, migrate, serve on $(HOST):$(PORT) under uvicorn (ASGI; Celery beat's schedule in process)
 #   make test   install if needed, run the whole test suite
 #   make lint   install if needed, run ruff, import-linter and mypy (strict, on the engine)
 #   make fuzz   install if needed, a long schema fuzzing run (FUZZ_CASES cases; CI runs 2,000 in make test)
@@ -19,7 +19,7 @@ HOST ?= 127.0.0.1
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
-	BEAT_IN_PROCESS=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
+	BEAT_IN_PROCESS=1 $(BIN)/python -m uvicorn tute_api.asgi:application --host $(HOST) --port $(PORT) --reload --reload-dir tute_api --reload-dir games --reload-dir players
 
 test: $(STAMP)
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); status=$$?; \

@@ -1,24 +1,25 @@
 """gunicorn's settings for the service (gunicorn reads this file from the working directory): the
 Docker image and ``make loadtest`` use it. Command-line options override it.
 
-Threads, not sync workers: a long poll or an event stream holds its thread while it waits. Several
-processes of a few threads each, since Python runs one thread of a process at a time (measured in
-docs/performance.md), and each new connection goes to the process that holds the fewest
-(``tute_api.web_worker``); a database pool of one connection per thread.
+ASGI: uvicorn workers (``uvicorn_worker.UvicornWorker``) under gunicorn, which restarts a worker that
+dies and drains them on SIGTERM. A long poll, an event stream or a ``/me/turns?wait=`` waits in a
+coroutine and holds no thread (``tute_api/asgi.py``, ``games/live/deferred.py``), so a process holds
+thousands; the other requests run Django's sync views in threads. Several processes, since Python runs
+one thread of a process at a time (docs/performance.md). Each process's sync code has a pool of
+``ASGI_THREADS`` threads for the waits' short reads, and a database pool to match the threads.
 """
 
 import gc
 import os
 
-worker_class = "tute_api.web_worker.BalancedThreadWorker"  # gthread, balanced
-workers = int(os.environ.get("WEB_CONCURRENCY", "5"))  # on 2 cores: twice the cores and one, gunicorn's rule
-threads = int(os.environ.get("WEB_THREADS", "6"))
+worker_class = "uvicorn_worker.UvicornWorker"
+workers = int(os.environ.get("WEB_CONCURRENCY", "4"))  # on 2 cores (docs/performance.md)
 keepalive = 30
-graceful_timeout = 5
-# gunicorn's most (its default, 4094, answered longer URLs with its own HTML 414): Django answers a
-# URL over MAX_URL_LENGTH (4096) with a 414 problem (tute_api/errors.py); only lines over this get HTML.
-limit_request_line = 8190
-os.environ.setdefault("DATABASE_POOL_SIZE", str(threads))
+# SIGTERM: each worker wakes its waits at once (games/live/shutdown.py: streams end with server_closing),
+# then finishes its open answers within this.
+graceful_timeout = 10
+os.environ.setdefault("ASGI_THREADS", "8")
+os.environ.setdefault("DATABASE_POOL_SIZE", "12")
 # gunicorn 24+ opens a control socket under $HOME/.gunicorn/, which the image's user cannot write and
 # two servers on one machine would share; nothing here uses it (older versions ignore the name).
 control_socket_disable = True

@@ -153,6 +153,157 @@ def _guarded(*args: Any) -> None:
         out["errors"].append(f"{type(exc).__name__}: {exc}")
 
 
+# -- the idle clients: one asyncio process, no thread per connection ------------------------------
+
+
+def idle_clients_process(port: int, total: int, per_player: int, lifetime: float, queue: Any, ready: Any) -> None:
+    import asyncio
+
+    out: dict[str, Any] = {"connected": 0, "streams": 0, "polls": 0, "errors": 0, "error_samples": [], "fanouts": 0}
+    fanouts: list[float] = []
+    done = asyncio.Event()
+
+    async def main() -> None:
+        import httpx
+
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGUSR1, done.set)
+        limits = httpx.Limits(max_connections=total + 200, max_keepalive_connections=total + 200)
+        async with httpx.AsyncClient(base_url=f"http://{HOST}:{port}", limits=limits,
+                                     timeout=httpx.Timeout(60, pool=None)) as client:  # fmt: skip
+            players = math.ceil(total / per_player)
+            setup = asyncio.Semaphore(8)
+            tables = await asyncio.gather(*(idle_table(client, i, setup) for i in range(players)))
+            tables = [t for t in tables if t is not None]
+            tasks = []
+            heard: dict[int, list[asyncio.Event]] = {}
+            left = total
+            for number, (auth, view) in enumerate(tables):
+                count = min(per_player, left)
+                left -= count
+                events = [asyncio.Event() for _ in range(count)]
+                heard[number] = events
+                for k in range(count):
+                    kind = "stream" if k % 2 == 0 else "poll"
+                    tasks.append(asyncio.create_task(hold(client, kind, auth, view, events[k])))
+            await asyncio.sleep(5)
+            ready.set()
+            # Fan-out: now and then an idle player acts; every connection on its match must hear it.
+            number = 0
+            while not done.is_set() and tables:
+                auth, view = tables[number % len(tables)]
+                events = heard[number % len(tables)]
+                number += 1
+                if not view["legal_actions"]:
+                    continue
+                for event in events:
+                    event.clear()
+                started = time.perf_counter()
+                act = await client.post(f"/api/v1/matches/{view['id']}/actions", headers=auth,
+                                        json={**view["legal_actions"][0], "expected_seq": view["seq"]})  # fmt: skip
+                if act.status_code != 200:
+                    note(f"idle action: {act.status_code} {act.text[:200]}")
+                    view["legal_actions"] = []
+                    continue
+                try:
+                    await asyncio.wait_for(asyncio.gather(*(e.wait() for e in events)), 10)
+                    fanouts.append(time.perf_counter() - started)
+                except TimeoutError:
+                    note("fan-out: not every subscriber heard the event within 10 s")
+                view["legal_actions"] = []  # one action per idle table: its bots then play on
+                await asyncio.sleep(0.5)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def note(error: str) -> None:
+        out["errors"] += 1
+        if len(out["error_samples"]) < 5:
+            out["error_samples"].append(error)
+
+    async def idle_table(client: Any, i: int, setup: asyncio.Semaphore) -> Any:
+        async with setup:
+            try:
+                answer = await client.post("/api/v1/players/", json={"username": f"idle{i}-{secrets.token_hex(3)}"})
+                auth = {"Authorization": f"Bearer {answer.json()['token']}"}
+                body = {"variant": "clasico", "options": {"games_to_win": 1},
+                        "seats": [{"player": "me"}] + [{"bot": "level-1"}] * 3}  # fmt: skip
+                view = (await client.post("/api/v1/matches/", json=body, headers=auth)).json()
+                while not view["legal_actions"]:
+                    view = (await client.get(f"/api/v1/matches/{view['id']}?after={view['seq']}&wait=10",
+                                             headers=auth)).json()  # fmt: skip
+                return auth, view
+            except Exception as exc:  # noqa: BLE001
+                note(f"idle setup: {type(exc).__name__}: {exc}")
+                return None
+
+    async def hold(client: Any, kind: str, auth: dict[str, str], view: dict[str, Any], heard: asyncio.Event) -> None:
+        url = f"/api/v1/matches/{view['id']}"
+        seq = view["seq"]
+        counted = False
+        while not done.is_set():
+            try:
+                if kind == "stream":
+                    async with client.stream("GET", f"{url}/stream?after={seq}", headers=auth) as answer:
+                        if answer.status_code != 200:
+                            note(f"idle stream: {answer.status_code}")
+                            return
+                        if not counted:
+                            out["connected"] += 1
+                            out["streams"] += 1
+                            counted = True
+                        async for line in answer.aiter_lines():
+                            if line.startswith("id: "):
+                                seq = int(line[4:])
+                                heard.set()
+                else:
+                    if not counted:
+                        out["connected"] += 1
+                        out["polls"] += 1
+                        counted = True
+                    answer = await client.get(f"{url}?after={seq}&wait=25", headers=auth)
+                    if answer.status_code != 200:
+                        note(f"idle long poll: {answer.status_code}")
+                        return
+                    if answer.json()["seq"] > seq:
+                        seq = answer.json()["seq"]
+                        heard.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001
+                note(f"idle {kind}: {type(exc).__name__}: {exc}")
+                await asyncio.sleep(1)
+
+    asyncio.run(main())
+    out["fanouts"] = len(fanouts)
+    out["fanout_ms"] = {p: round(1000 * percentile(fanouts, int(p[1:])), 1) for p in ("p50", "p99")}
+    queue.put(out)
+
+
+def tree_rss_bytes(root: int) -> int:
+    """Resident memory of a process and its descendants (Linux)."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry)] = int(fields[1])
+        rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+    tree, grown = {root}, True
+    while grown:
+        grown = False
+        for pid, parent in parents.items():
+            if parent in tree and pid not in tree:
+                tree.add(pid)
+                grown = True
+    return sum(rss.get(pid, 0) for pid in tree)
+
+
 # -- the service --------------------------------------------------------------------------------
 
 
@@ -241,8 +392,13 @@ def main() -> None:
     parser.add_argument("--think-ms", type=float, default=0,
                         help="each client's pause before each action, as a player choosing a card (default 0)")
     parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--web-workers", type=int, default=5, help="gunicorn worker processes (default 5)")
-    parser.add_argument("--web-threads", type=int, default=6, help="threads per gunicorn worker (default 6)")
+    parser.add_argument("--web-workers", type=int, default=4, help="gunicorn's uvicorn worker processes (default 4)")
+    parser.add_argument("--web-threads", type=int, default=8,
+                        help="ASGI_THREADS: threads per worker for the waits' reads (default 8)")
+    parser.add_argument("--idle", type=int, default=0,
+                        help="idle connected clients beside the active ones: SSE streams and long polls (default 0)")
+    parser.add_argument("--idle-per-player", type=int, default=8,
+                        help="idle connections per idle player, all on its match (default 8)")
     parser.add_argument(
         "--celery-concurrency", type=int, default=1,
         help="Celery worker processes (default 1: on a machine it shares with the web server, the bots' turns "
@@ -268,7 +424,9 @@ def main() -> None:
         "ALLOWED_HOSTS": HOST,
         "SECURE_SSL_REDIRECT": "false",
         "DATABASE_URL": f"postgres://{PG['user']}@{HOST}:{PG['port']}/{args.database}",
-        "DATABASE_POOL_SIZE": str(args.web_threads),
+        "ASGI_THREADS": str(args.web_threads),
+        "DATABASE_POOL_SIZE": str(args.web_threads + 4),
+        "LIVE_CONNECTIONS_PER_PLAYER": str(max(10, args.idle_per_player)),
         "CELERY_BROKER_URL": REDIS_URL,
         "CELERY_RESULT_BACKEND": "",
         "CELERY_QUEUE": f"loadtest-{args.database}",
@@ -278,6 +436,7 @@ def main() -> None:
         # One client may post faster than the default 50 requests per second of a player; the limit
         # is still counted on every request.
         "THROTTLE_RATE_PLAYER": "1000/s",
+        "THROTTLE_RATE_ANON": "100000/min",  # --idle creates its players from one address
     }
     (ROOT / "var").mkdir(exist_ok=True)
     log = open(ROOT / "var" / "loadtest.log", "wb")  # noqa: SIM115 - kept open for the subprocesses
@@ -296,11 +455,25 @@ def main() -> None:
         )  # fmt: skip
         web = subprocess.Popen(
             # gunicorn.conf.py, in the working directory, holds the rest of the production settings.
-            [python, "-m", "gunicorn", "tute_api.wsgi:application", "--bind", f"{HOST}:{args.port}",
-             "--workers", str(args.web_workers), "--threads", str(args.web_threads)],
+            [python, "-m", "gunicorn", "tute_api.asgi:application", "--bind", f"{HOST}:{args.port}",
+             "--workers", str(args.web_workers)],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         wait_ready(args.port)
+        idle_result: Any = None
+        idle_queue: Any = multiprocessing.get_context("fork").Queue()
+        idle_process = None
+        rss_base = tree_rss_bytes(web.pid)
+        if args.idle:
+            ready = multiprocessing.get_context("fork").Event()
+            idle_process = multiprocessing.get_context("fork").Process(
+                target=idle_clients_process,
+                args=(args.port, args.idle, args.idle_per_player, args.seconds + 600, idle_queue, ready),
+            )
+            idle_process.start()
+            if not ready.wait(600):
+                raise SystemExit("loadtest: the idle clients did not connect within 600 s")
+        rss_idle = tree_rss_bytes(web.pid)
 
         load_before = os.getloadavg()[0]
         start = time.monotonic()
@@ -332,6 +505,10 @@ def main() -> None:
         results = [r for _ in processes for r in queue.get(timeout=args.seconds + 120)]
         for process in processes:
             process.join(30)
+        if idle_process is not None:
+            os.kill(idle_process.pid, signal.SIGUSR1)  # done: report
+            idle_result = idle_queue.get(timeout=120)
+            idle_process.join(30)
         measured = args.seconds - args.warmup
         load_after = os.getloadavg()[0]
     finally:
@@ -375,7 +552,7 @@ def main() -> None:
         "error_samples": errors[:5],
         "server": {
             "gunicorn_workers": args.web_workers,
-            "gunicorn_threads": args.web_threads,
+            "asgi_threads": args.web_threads,
             "celery_concurrency": args.celery_concurrency,
             "worker_nice": args.worker_nice,
             "client_processes": args.client_processes or args.clients,
@@ -394,6 +571,14 @@ def main() -> None:
             "load_1min_after": round(load_after, 2),
         },
     }
+    if args.idle:
+        figures["idle"] = {
+            **(idle_result or {}),
+            "server_rss_mb_before": round(rss_base / 2**20, 1),
+            "server_rss_mb_with_idle": round(rss_idle / 2**20, 1),
+            "server_mb_per_1000_connections": round((rss_idle - rss_base) / 2**20 / args.idle * 1000, 1),
+        }
+        errors += [f"idle: {e}" for e in (idle_result or {}).get("error_samples", [])]
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
@@ -409,6 +594,14 @@ def main() -> None:
         print(f"  waiting for the bots (answer of the action to the long poll's): p50 {wait['p50']} ms, "
               f"p95 {wait['p95']} ms")  # fmt: skip
         print(f"  errors: {len(errors)}")
+        if args.idle:
+            idle = figures["idle"]
+            print(f"  idle: {idle.get('connected')} connected ({idle.get('streams')} streams, "
+                  f"{idle.get('polls')} long polls), {idle.get('errors')} errors; fan-out to {args.idle_per_player} "
+                  f"subscribers of a match: p50 {idle.get('fanout_ms', {}).get('p50')} ms, p99 "
+                  f"{idle.get('fanout_ms', {}).get('p99')} ms ({idle.get('fanouts')} events); server memory "
+                  f"{idle['server_rss_mb_before']} MB before, {idle['server_rss_mb_with_idle']} MB with them: "
+                  f"{idle['server_mb_per_1000_connections']} MB per 1,000 connections")  # fmt: skip
         machine, cpu = figures["machine"], figures["cpu_ms_per_action"]
         print(f"  CPU per action: web {cpu['web']} ms, worker {cpu['worker']} ms, clients {cpu['clients']} ms")
         print(f"  machine: {machine['cpus']} CPUs, {100 * (machine['busy_share'] or 0):.0f}% busy, of which "

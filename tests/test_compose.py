@@ -50,7 +50,7 @@ def test_web_runs_gunicorn_from_the_image_and_checks_readiness(services):
     assert "8000:8000" in web["ports"]
     assert "/readyz" in " ".join(web["healthcheck"]["test"])
     dockerfile = (BASE_DIR / "Dockerfile").read_text()
-    assert "gunicorn tute_api.wsgi:application" in dockerfile
+    assert "gunicorn tute_api.asgi:application" in dockerfile
 
 
 def test_worker_and_beat_run_celery(services):
@@ -99,9 +99,10 @@ def test_the_image_serves_with_threads_so_that_long_polls_do_not_block_it(monkey
     monkeypatch.delenv("WEB_CONCURRENCY", raising=False)
     monkeypatch.delenv("WEB_THREADS", raising=False)
     monkeypatch.delenv("DATABASE_POOL_SIZE", raising=False)  # the file sets it; restored after the test
+    monkeypatch.delenv("ASGI_THREADS", raising=False)
     config = runpy.run_path(str(BASE_DIR / "gunicorn.conf.py"))
-    assert config["worker_class"] == "tute_api.web_worker.BalancedThreadWorker"  # gthread, connections balanced
-    assert config["workers"] == 5 and config["threads"] == 6
+    assert config["worker_class"] == "uvicorn_worker.UvicornWorker"  # ASGI: waits hold no thread
+    assert config["workers"] == 4 and "threads" not in config
     import gc
 
     config["post_worker_init"](None)  # a worker that loaded the app: the collector leaves its objects alone

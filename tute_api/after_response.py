@@ -18,17 +18,21 @@ and read the database again.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from typing import Any
 
+from asgiref.local import Local
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.core.signals import request_finished
 from django.db import close_old_connections, transaction
 from django.http import HttpRequest, HttpResponseBase
 
+from .threads import in_thread
+
 logger = logging.getLogger(__name__)
 
-_requests = threading.local()
+# Per request: a thread's under WSGI, a request's context under ASGI (where requests share threads).
+_requests = Local()
 
 
 def later(step: Callable[[], object]) -> None:
@@ -48,22 +52,47 @@ def on_commit_later(step: Callable[[], object]) -> None:
 class AfterResponseMiddleware:
     """The first middleware: from here on, :func:`later` keeps the request's steps."""
 
+    sync_capable = async_capable = True  # under ASGI, a sync middleware would hold a thread while a view waits
+
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
 
-    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+    def __call__(self, request: HttpRequest) -> Any:
+        if iscoroutinefunction(self):
+            return self._acall(request)
         _requests.pending = []
         response = self.get_response(request)
         if response.streaming:  # its close comes when the stream ends: too late
             _run_pending()
         return response
 
+    async def _acall(self, request: HttpRequest) -> HttpResponseBase:
+        # Django's ASGI handler runs the request in a task of its own and closes the response (sending
+        # request_finished) outside it, where this request's context is not seen: the steps go with
+        # the response instead, which closes once it is sent.
+        pending: list[Callable[[], object]] = []
+        _requests.pending = pending
+        response: HttpResponseBase = await self.get_response(request)  # type: ignore[misc]
+        _requests.pending = None
+        if response.streaming:
+            await in_thread(_run_steps)(pending)
+        else:
+            response._resource_closers.append(lambda: _run_steps(pending))
+        return response
+
 
 def _run_pending(**kwargs: Any) -> None:
     pending, _requests.pending = getattr(_requests, "pending", None), None
-    if not pending:
-        return
-    for step in pending:
+    if pending:
+        _run_steps(pending)
+
+
+def _run_steps(pending: list[Callable[[], object]]) -> None:
+    steps = pending[:]
+    pending.clear()
+    for step in steps:
         try:
             step()
         except Exception:  # the answer is gone: a step's failure can only be logged

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.core.exceptions import MiddlewareNotUsed
 from django.db import connections
@@ -118,6 +119,10 @@ class InProcessBeatMiddleware:
             raise MiddlewareNotUsed
         start()
         self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
+
+    sync_capable = async_capable = True
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
+        return self.get_response(request)  # a coroutine under ASGI, passed on

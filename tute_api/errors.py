@@ -29,6 +29,7 @@ import sys
 from http import HTTPStatus
 from typing import Any
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
@@ -212,16 +213,29 @@ def server_error(request: HttpRequest) -> JsonResponse:
 
 class UrlTooLongMiddleware:
     """A request line longer than ``MAX_URL_LENGTH`` characters (path and query) answers 414
-    ``uri_too_long``, a problem. gunicorn refuses longer lines than its ``limit_request_line``
-    (gunicorn.conf.py: 8190, its most) with an HTML 414 before Django sees them: that limit is set above
-    this one, so every URL the service refuses up to there gets this problem instead."""
+    ``uri_too_long``, a problem. The server's own parser refuses longer request heads before Django sees
+    them (uvicorn's h11: 16 KB, answered with a plain-text 400), so every URL up to there that the service
+    refuses gets this problem instead."""
+
+    sync_capable = async_capable = True  # under ASGI, a sync middleware would hold a thread while a view waits
 
     def __init__(self, get_response: Any) -> None:
         self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
 
     def __call__(self, request: HttpRequest) -> Any:
+        refused = self._refused(request)
+        if iscoroutinefunction(self):
+            return self._acall(request, refused)
+        return refused or self.get_response(request)
+
+    async def _acall(self, request: HttpRequest, refused: Any) -> Any:
+        return refused or await self.get_response(request)
+
+    def _refused(self, request: HttpRequest) -> Any:
         if len(request.get_full_path()) > settings.MAX_URL_LENGTH:
             return problem_response(
                 414, "uri_too_long", f"A URL (path and query) is at most {settings.MAX_URL_LENGTH:,} characters."
             )
-        return self.get_response(request)
+        return None

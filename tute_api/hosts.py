@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
+from typing import Any
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse
 
@@ -41,13 +43,26 @@ def development_hosts() -> list[str]:
 class AllowedHostMiddleware:
     """A request for a host the service does not answer to: 400 ``disallowed_host``, as a problem."""
 
+    sync_capable = async_capable = True  # under ASGI, a sync middleware would hold a thread while a view waits
+
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         from .errors import problem_response  # not at the top: the settings import this module's helper
 
         self.get_response = get_response
         self.problem = problem_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __call__(self, request: HttpRequest) -> Any:
+        refused = self._refused(request)
+        if iscoroutinefunction(self):
+            return self._acall(request, refused)
+        return refused or self.get_response(request)
+
+    async def _acall(self, request: HttpRequest, refused: HttpResponse | None) -> HttpResponse:
+        return refused or await self.get_response(request)  # type: ignore[misc]
+
+    def _refused(self, request: HttpRequest) -> HttpResponse | None:
         try:
             request.get_host()
         except DisallowedHost:
@@ -56,4 +71,4 @@ class AllowedHostMiddleware:
                 "disallowed_host",
                 "This server does not answer to the host this request names; add it to ALLOWED_HOSTS.",
             )
-        return self.get_response(request)
+        return None

@@ -95,13 +95,14 @@ MIDDLEWARE = [
 ]
 if not DEBUG:
     # Under gunicorn, WhiteNoise serves the collected static files (admin, Swagger UI).
-    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
-# An over-long URL is a 414 problem (tute_api/errors.py), below gunicorn's limit_request_line (8190).
+    MIDDLEWARE.insert(1, "tute_api.static.StaticFilesMiddleware")  # WhiteNoise, async-capable
+# An over-long URL is a 414 problem (tute_api/errors.py), below what the server's parser takes (16 KB).
 MAX_URL_LENGTH = env.int("MAX_URL_LENGTH", default=4096)
 MIDDLEWARE.insert(0, "tute_api.errors.UrlTooLongMiddleware")
 
 ROOT_URLCONF = "tute_api.urls"
 WSGI_APPLICATION = "tute_api.wsgi.application"
+ASGI_APPLICATION = "tute_api.asgi.application"
 
 TEMPLATES = [
     {
@@ -292,6 +293,9 @@ PRESENCE_SWEEP_SECONDS = env.float("PRESENCE_SWEEP_SECONDS", default=5.0)  # how
 # Server-sent events (GET /matches/{id}/stream): a connection's lifetime and its keep-alive interval.
 STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", default=300.0)
 STREAM_KEEPALIVE_SECONDS = env.float("STREAM_KEEPALIVE_SECONDS", default=15.0)
+# Long polls, event streams and WebSockets one player may hold open at once, per server process
+# (games/live/slots.py); beyond, 429 too_many_connections.
+LIVE_CONNECTIONS_PER_PLAYER = env.int("LIVE_CONNECTIONS_PER_PLAYER", default=10)
 # Spectators of a public match (RULES.md M5): at most this many open streams and long polls of those
 # who only watch, per match (games/live/watchers.py); beyond, 429 `too_many_spectators`.
 SPECTATORS_PER_MATCH = env.int("SPECTATORS_PER_MATCH", default=200)

@@ -14,7 +14,7 @@ from typing import Any
 from uuid import UUID
 
 from django.conf import settings
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotAcceptable
@@ -44,8 +44,10 @@ from tute_api.schema import problems
 
 from . import waits, watchers
 from .bodies import LiveEntry
+from .deferred import DeferrableApi
 from .serializers import LIVE_PAGE, LiveMatchPageSerializer, LiveMatchSerializer
-from .stream import event_stream
+from .slots import TOO_MANY_CONNECTIONS, connection_slot
+from .stream import aevent_stream, event_stream
 
 MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The match's id.")
 
@@ -89,23 +91,27 @@ class WaitQuerySerializer(serializers.Serializer):
     )
 
 
-#: A spectator's long poll or stream beyond the match's cap (M5).
+#: A spectator's long poll or stream beyond the match's cap (M5); any wait beyond the player's cap.
 S429 = (
     "Too many requests (`throttled`); `Retry-After` says how long to wait. A spectator's long poll "
-    "beyond the match's cap of watchers (`SPECTATORS_PER_MATCH`): `too_many_spectators`."
+    "beyond the match's cap of watchers (`SPECTATORS_PER_MATCH`): `too_many_spectators`. A long poll "
+    "beyond the caller's cap of open waits, streams and sockets (`LIVE_CONNECTIONS_PER_PLAYER`): "
+    f"`{TOO_MANY_CONNECTIONS}`."
 )
 
 
-def _membership(request: Request, match_id: UUID, query: WaitQuerySerializer) -> Membership:
-    """The caller's membership of the match, after a long poll if the query asks for one."""
+def _long_poll(
+    request: Request, match_id: UUID, query: WaitQuerySerializer, answer: Any
+) -> HttpResponseBase:
+    """``answer`` the caller's membership of the match, after a long poll if the query asks for one."""
     data = query.validated_data
-    return waits.match_membership_after(
-        match_id=match_id, player=request.user, after=data.get("after"), wait=data.get("wait") or 0
+    return waits.match_long_poll(
+        match_id=match_id, player=request.user, after=data.get("after"), wait=data.get("wait") or 0, answer=answer
     )
 
 
 
-class MatchDetailApi(APIView):
+class MatchDetailApi(DeferrableApi):
     @extend_schema(
         operation_id="matches_retrieve",
         summary="The match as the caller sees it",
@@ -117,16 +123,19 @@ class MatchDetailApi(APIView):
         examples=[examples.MATCH_VIEW, examples.SPECTATOR_VIEW],
         tags=["matches"],
     )
-    def get(self, request: Request, match_id: UUID) -> Response:
+    def get(self, request: Request, match_id: UUID) -> HttpResponseBase:
         query = WaitQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        membership = _membership(request, match_id, query)
-        view = match_view(membership.match, membership.seat, spectator=membership.spectator)
-        return Response(MatchSerializer(view).data)
+
+        def answer(membership: Membership) -> Response:
+            view = match_view(membership.match, membership.seat, spectator=membership.spectator)
+            return Response(MatchSerializer(view).data)
+
+        return _long_poll(request, match_id, query, answer)
 
 
 
-class MatchEventsApi(APIView):
+class MatchEventsApi(DeferrableApi):
     class QuerySerializer(WaitQuerySerializer):
         after = QueryInteger(
             required=False, default=0, min_value=0, max_value=MAX_SEQ, help_text="Only events with a greater seq."
@@ -150,13 +159,16 @@ class MatchEventsApi(APIView):
         examples=examples.EVENTS,
         tags=["matches"],
     )
-    def get(self, request: Request, match_id: UUID) -> Response:
+    def get(self, request: Request, match_id: UUID) -> HttpResponseBase:
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        membership = _membership(request, match_id, query)
         data = query.validated_data
-        rows = match_events(match=membership.match, after=data["after"], limit=data["limit"])
-        return Response([event_body(row, membership.seat) for row in rows])
+
+        def answer(membership: Membership) -> Response:
+            rows = match_events(match=membership.match, after=data["after"], limit=data["limit"])
+            return Response([event_body(row, membership.seat) for row in rows])
+
+        return _long_poll(request, match_id, query, answer)
 
 
 class EventStreamRenderer(BaseRenderer):
@@ -170,7 +182,7 @@ class EventStreamRenderer(BaseRenderer):
         return JSONRenderer().render(data)
 
 
-class MatchStreamApi(APIView):
+class MatchStreamApi(DeferrableApi):
     # An event stream for any Accept that admits one (none, */*, text/*); problems are JSON either way.
     renderer_classes = [EventStreamRenderer, JSONRenderer]
 
@@ -187,12 +199,16 @@ class MatchStreamApi(APIView):
         summary="Server-sent events: the match's events as they happen",
         description="`text/event-stream`: each event of the log, redacted for the caller, with `id:` its seq and "
         "`event:` its type; `: keep-alive` comments while nothing happens. A connection lasts a few minutes; "
-        "reconnect with `Last-Event-ID` (or `?after=`) to resume without losing or repeating an event. The "
+        "reconnect with `Last-Event-ID` (or `?after=`) to resume without losing or repeating an event. A server "
+        "that shuts down (a deploy) ends the stream with an event `server_closing` "
+        '(`data: {"reason": "shutdown", "retry_ms": 1000}`): reconnect the same way. The '
         "stream ends once the match is over and every event is sent; 204 if there is nothing more to send. An "
         "`Accept` header that admits no `text/event-stream` gets 406. A spectator of a public match (M5) gets the "
         "events as the table shows them to everyone; beyond the match's cap of watchers, 429 "
-        "`too_many_spectators`. The same events also come over a WebSocket, `/api/v1/matches/{id}/ws` (resumed "
-        "with `?after=`, which also takes actions; the schema cannot describe it: docs/clients.md, \"Transports\").",
+        "`too_many_spectators`; beyond the caller's cap of open waits and streams, 429 "
+        f"`{TOO_MANY_CONNECTIONS}`. The same events also come over a WebSocket, `/api/v1/matches/{{id}}/ws` "
+        "(resumed with `?after=`, which also takes actions; the schema cannot describe it: docs/clients.md, "
+        "\"Transports\").",
         parameters=[
             MATCH_ID,
             QuerySerializer,
@@ -225,23 +241,28 @@ class MatchStreamApi(APIView):
         # A seated viewer's stream keeps the seat connected: it wakes well within the timeout; a
         # spectator's renews its lease as it wakes (M5).
         keepalive = min(settings.STREAM_KEEPALIVE_SECONDS, timings_of(match.id).presence_timeout / 2)
+        slot = connection_slot(request.user.pk, "stream").acquire()  # 429 beyond the player's cap
         watch = None
-        if membership.spectator:
-            keepalive = min(keepalive, watchers.EPOCH_SECONDS / 2)
-            watch = watchers.Watch(match.id)
-            watch.enter()
-        response = StreamingHttpResponse(
-            event_stream(
-                match_id=match.id,
-                seat=membership.seat,
-                player_id=request.user.pk,
-                after=after,
-                lifetime=settings.STREAM_MAX_SECONDS,
-                keepalive=keepalive,
-                watch=watch,
-            ),
-            content_type="text/event-stream",
+        try:
+            if membership.spectator:
+                keepalive = min(keepalive, watchers.EPOCH_SECONDS / 2)
+                watch = watchers.Watch(match.id)
+                watch.enter()
+        except Exception:
+            slot.release()
+            raise
+        stream = dict(
+            match_id=match.id,
+            seat=membership.seat,
+            player_id=request.user.pk,
+            after=after,
+            lifetime=settings.STREAM_MAX_SECONDS,
+            keepalive=keepalive,
+            watch=watch,
+            slot=slot,
         )
+        content = aevent_stream(**stream) if waits.deferring() else event_stream(**stream)  # type: ignore[arg-type]
+        response = StreamingHttpResponse(content, content_type="text/event-stream")
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"
         return response
@@ -287,7 +308,7 @@ class TurnsOutputSerializer(serializers.Serializer):
     turns = TurnSerializer(many=True)
 
 
-class MyTurnsApi(APIView):
+class MyTurnsApi(DeferrableApi):
     class QuerySerializer(serializers.Serializer):
         wait = QueryInteger(
             required=False,
@@ -306,7 +327,7 @@ class MyTurnsApi(APIView):
         "\"your turn in 3 matches\" of its home screen; for a `poll` bot, how it gets its turns "
         "(docs/http-bots.md), within its `timeout_ms` (`deadline_ms` says what is left).",
         parameters=[QuerySerializer],
-        responses={200: TurnsOutputSerializer, **problems(400, 401, 429)},
+        responses={200: TurnsOutputSerializer, **problems(400, 401, 429, s429=S429)},
         examples=[
             OpenApiExample(
                 "A turn",
@@ -328,8 +349,11 @@ class MyTurnsApi(APIView):
         ],
         tags=["matches"],
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponseBase:
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        found = waits.turns_wait(player=request.user, timeout=query.validated_data["wait"])
-        return Response(TurnsOutputSerializer({"turns": found}).data)
+        return waits.turns_long_poll(
+            player=request.user,
+            timeout=query.validated_data["wait"],
+            answer=lambda found: Response(TurnsOutputSerializer({"turns": found}).data),
+        )

@@ -21,11 +21,13 @@ listens again a wait lasts at most that long.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from typing import Protocol
 
 from django.conf import settings
@@ -49,6 +51,9 @@ class _LocalSubscription:
         self.news = threading.Event()
         self.lost = lost  # set while the channel's Redis is away: wake up to read the database
 
+    def notify(self) -> None:
+        self.news.set()
+
     def wait(self, timeout: float) -> bool:
         if self.lost is not None and self.lost.is_set():
             got = self.news.wait(min(timeout, FALLBACK_POLL_SECONDS))
@@ -59,34 +64,77 @@ class _LocalSubscription:
         return got
 
 
+class AsyncSubscription:
+    """A subscription awaited on an event loop (ASGI): the waiter holds no thread. Publishers in any
+    thread (a sync view's, the Redis listener's) wake it through its loop."""
+
+    def __init__(self, lost: threading.Event | None = None) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.news = asyncio.Event()
+        self.lost = lost  # set while the channel's Redis is away: wake up to read the database
+
+    def notify(self) -> None:
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
+            self.loop.call_soon_threadsafe(self.news.set)
+
+    async def wait(self, timeout: float) -> bool:
+        """Sleep until news arrives (True) or ``timeout`` seconds pass (False), holding no thread; while
+        Redis is away, at most :data:`FALLBACK_POLL_SECONDS` (True: read again, news may have been missed)."""
+        fallback = self.lost is not None and self.lost.is_set()
+        try:
+            await asyncio.wait_for(self.news.wait(), min(timeout, FALLBACK_POLL_SECONDS) if fallback else timeout)
+            got = True
+        except TimeoutError:
+            got = fallback and timeout > FALLBACK_POLL_SECONDS
+        self.news.clear()
+        return got
+
+
 class LocalBroker:
     """Announcements between the threads of one process."""
 
     def __init__(self, lost: threading.Event | None = None) -> None:
         self._lock = threading.Lock()
-        self._subscribers: dict[str, set[_LocalSubscription]] = defaultdict(set)
+        self._subscribers: dict[str, set[_LocalSubscription | AsyncSubscription]] = defaultdict(set)
         self._lost = lost
 
     def publish(self, channel: str) -> None:
         with self._lock:
             subscribers = list(self._subscribers.get(channel, ()))
         for subscription in subscribers:
-            subscription.news.set()
+            subscription.notify()
 
     def wake_all(self) -> None:
-        """Wake every waiter (news may have been missed: they read again)."""
+        """Wake every waiter of every channel: a server that shuts down (see :mod:`.shutdown`), or news that
+        may have been missed (Redis lost): they read again."""
         with self._lock:
-            subscribers = [subscription for group in self._subscribers.values() for subscription in group]
+            subscribers = [s for group in self._subscribers.values() for s in group]
         for subscription in subscribers:
-            subscription.news.set()
+            subscription.notify()
+
+    def count(self) -> int:
+        """Open subscriptions in this process."""
+        with self._lock:
+            return sum(len(group) for group in self._subscribers.values())
 
     @contextmanager
     def subscribe(self, channel: str) -> Iterator[Subscription]:
         subscription = _LocalSubscription(self._lost)
+        with self._registered(channel, subscription):
+            yield subscription
+
+    @asynccontextmanager
+    async def asubscribe(self, channel: str) -> AsyncIterator[AsyncSubscription]:
+        subscription = AsyncSubscription(self._lost)
+        with self._registered(channel, subscription):
+            yield subscription
+
+    @contextmanager
+    def _registered(self, channel: str, subscription: _LocalSubscription | AsyncSubscription) -> Iterator[None]:
         with self._lock:
             self._subscribers[channel].add(subscription)
         try:
-            yield subscription
+            yield
         finally:
             with self._lock:
                 self._subscribers[channel].discard(subscription)
@@ -135,6 +183,19 @@ class RedisBroker:
         with self._local.subscribe(channel) as subscription:
             self._listen_in_background()
             yield subscription
+
+    @asynccontextmanager
+    async def asubscribe(self, channel: str) -> AsyncIterator[AsyncSubscription]:
+        async with self._local.asubscribe(channel) as subscription:
+            if not self._listening.is_set():  # the first waiter of the process: start the listener
+                await asyncio.to_thread(self._listen_in_background)
+            yield subscription
+
+    def wake_all(self) -> None:
+        self._local.wake_all()
+
+    def count(self) -> int:
+        return self._local.count()
 
     def _listen_in_background(self, timeout: float = 2.0) -> None:
         """Start the listener if it is not running, and wait (a little) until it listens, so that
@@ -211,6 +272,13 @@ def publish(*channels: str) -> None:
 @contextmanager
 def subscribe(channel: str) -> Iterator[Subscription]:
     with broker().subscribe(channel) as subscription:
+        yield subscription
+
+
+@asynccontextmanager
+async def asubscribe(channel: str) -> AsyncIterator[AsyncSubscription]:
+    """:func:`subscribe` for a coroutine (ASGI): its wait holds no thread and no database connection."""
+    async with broker().asubscribe(channel) as subscription:
         yield subscription
 
 

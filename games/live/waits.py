@@ -1,20 +1,60 @@
 """Long polls: a request that waits for news (``?after=&wait=`` on a match or its events,
 ``/me/turns?wait=``) subscribes to its channel first and reads second, so that news published in
-between is not missed, then sleeps on the subscription holding no database connection."""
+between is not missed, then sleeps on the subscription holding no database connection.
+
+Two ways to wait, one answer:
+
+- under ASGI (the service's server), the view is a coroutine (:meth:`.deferred.DeferrableApi.as_async_view`):
+  the DRF view, run in a thread, authenticates, validates and reads once; if it must wait it returns a
+  :class:`WaitingResponse`, and the coroutine awaits the channel holding no thread and no database
+  connection, then reads again (a short read in a thread) and answers;
+- under WSGI (the test client, ``manage.py runserver`` without ASGI), the thread sleeps on the subscription.
+
+Either way a wait holds one of the player's slots (:mod:`.slots`, 429 ``too_many_connections``
+beyond the cap) and a spectator's holds a lease among the match's watchers (:mod:`.watchers`).
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from contextvars import ContextVar
 from uuid import UUID
 
 from django.db import connection
+from django.http import HttpResponse, HttpResponseBase
 
 from games.matches.models import Match, MatchStatus
 from games.matches.selectors import MAX_WAIT_SECONDS, Membership, match_membership
 from games.turns.feed import Turn, turns_of
 from players.models import Player
 
-from . import channels, watchers
+from . import channels, shutdown, watchers
+from .slots import connection_slot
+
+_deferring: ContextVar[bool] = ContextVar("live_waits_deferring", default=False)
+
+
+def deferring() -> bool:
+    """The view runs for an ASGI coroutine, which does the waiting: return a :class:`WaitingResponse`."""
+    return _deferring.get()
+
+
+class WaitingResponse(HttpResponse):
+    """Not an answer yet: what the ASGI coroutine awaits (``channel``, at most ``timeout`` seconds,
+    unless ``ready()`` says the news came already), then ``answer()``; ``release`` runs once it is done."""
+
+    def __init__(
+        self,
+        *,
+        channel: str,
+        timeout: float,
+        ready: Callable[[], bool],
+        answer: Callable[[], HttpResponseBase],
+        release: list[Callable[[], None]],
+    ) -> None:
+        super().__init__(status=204)
+        self.channel, self.timeout, self.ready, self.answer, self.release = channel, timeout, ready, answer, release
 
 
 def release_connection() -> None:
@@ -23,38 +63,102 @@ def release_connection() -> None:
         connection.close()  # back to the pool, if any; the next query reconnects
 
 
-def match_membership_after(*, match_id: UUID, player: Player, after: int | None, wait: float) -> Membership:
-    """:func:`~games.matches.selectors.match_membership`, as a long poll when ``after`` and ``wait`` are
-    given: the match once its ``seq`` is past ``after``, or as it is after ``wait`` seconds.
+def _settled(match: Match, after: int) -> bool:
+    return match.seq > after or match.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED)
 
-    Answers at once when the match is already past ``after``, or over (nothing more will happen).
-    A spectator's wait counts them as watching (429 beyond the match's cap: :mod:`.watchers`).
-    """
+
+def _moved(match_id: UUID, after: int) -> bool:
+    row = Match.objects.filter(pk=match_id).values_list("seq", "status").first()
+    release_connection()
+    return row is None or row[0] > after or row[1] in (MatchStatus.FINISHED, MatchStatus.CANCELLED)
+
+
+def match_long_poll(
+    *, match_id: UUID, player: Player, after: int | None, wait: float, answer: Callable[[Membership], HttpResponseBase]
+) -> HttpResponseBase:
+    """``answer`` the caller's :func:`~games.matches.selectors.match_membership`, as a long poll when
+    ``after`` and ``wait`` are given: the match once its ``seq`` is past ``after``, or as it is after
+    ``wait`` seconds. Answers at once when the match is already past ``after``, or over (nothing more
+    will happen), or the server is shutting down."""
     if after is None or wait <= 0:
-        return match_membership(match_id=match_id, player=player)
+        return answer(match_membership(match_id=match_id, player=player))
+    timeout = min(wait, MAX_WAIT_SECONDS)
+    if deferring():
+        membership = match_membership(match_id=match_id, player=player)
+        if _settled(membership.match, after) or shutdown.draining():
+            return answer(membership)
+        slot = connection_slot(player.pk, "long_poll").acquire()
+        release = [slot.release]
+        if membership.spectator:
+            try:
+                watch = watchers.Watch(match_id)
+                watch.enter()
+            except Exception:
+                slot.release()
+                raise
+            release.append(watch.leave)
+        release_connection()
+
+        def fresh() -> HttpResponseBase:
+            match = Match.objects.fetch(match_id) or membership.match
+            return answer(Membership(match, membership.seat, spectator=membership.spectator))
+
+        return WaitingResponse(
+            channel=channels.match_channel(match_id),
+            timeout=timeout,
+            ready=lambda: _moved(match_id, after),
+            answer=fresh,
+            release=release,
+        )
     with channels.subscribe(channels.match_channel(match_id)) as subscription:
         membership = match_membership(match_id=match_id, player=player)
         match = membership.match
-        if match.seq > after or match.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED):
-            return membership
-        if membership.spectator:
-            with watchers.watching(match_id):
+        if _settled(match, after):
+            return answer(membership)
+        with connection_slot(player.pk, "long_poll"):
+            if membership.spectator:
+                with watchers.watching(match_id):
+                    release_connection()
+                    subscription.wait(timeout)
+            else:
                 release_connection()
-                subscription.wait(min(wait, MAX_WAIT_SECONDS))
-        else:
+                subscription.wait(timeout)
+        fresh_match = Match.objects.fetch(match_id)
+    return answer(Membership(fresh_match or match, membership.seat, spectator=membership.spectator))
+
+
+def turns_long_poll(
+    *, player: Player, timeout: float, answer: Callable[[list[Turn]], HttpResponseBase]
+) -> HttpResponseBase:
+    """``answer`` :func:`~games.turns.feed.turns_of`, waiting up to ``timeout`` seconds for a turn when
+    there is none."""
+    if deferring():
+        found = turns_of(player=player)
+        if found or timeout <= 0 or shutdown.draining():
+            return answer(found)
+        slot = connection_slot(player.pk, "turns").acquire()
+        release_connection()
+
+        def ready() -> bool:
+            has = bool(turns_of(player=player))
             release_connection()
-            subscription.wait(min(wait, MAX_WAIT_SECONDS))
-        fresh = Match.objects.fetch(match_id)
-    return Membership(fresh or match, membership.seat, spectator=membership.spectator)
+            return has
 
-
-def turns_wait(*, player: Player, timeout: float) -> list[Turn]:
-    """:func:`~games.turns.feed.turns_of`, waiting up to ``timeout`` seconds for a turn when there is none."""
+        return WaitingResponse(
+            channel=channels.player_channel(player.pk),
+            timeout=timeout,
+            ready=ready,
+            answer=lambda: answer(turns_of(player=player)),
+            release=[slot.release],
+        )
     with channels.subscribe(channels.player_channel(player.pk)) as subscription:
         found = turns_of(player=player)
-        deadline = time.monotonic() + timeout
-        while not found and (left := deadline - time.monotonic()) > 0:
-            release_connection()
-            if subscription.wait(left):
-                found = turns_of(player=player)
-    return found
+        if found or timeout <= 0:
+            return answer(found)
+        with connection_slot(player.pk, "turns"):
+            deadline = time.monotonic() + timeout
+            while not found and (left := deadline - time.monotonic()) > 0:
+                release_connection()
+                if subscription.wait(left):
+                    found = turns_of(player=player)
+    return answer(found)

@@ -7,7 +7,9 @@ import logging
 import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Any
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from rest_framework.exceptions import AuthenticationFailed
@@ -16,6 +18,7 @@ from games.matches.selectors import MAX_WAIT_SECONDS
 from players.authentication import bearer_player
 from players.models import Player
 from tute_api.parsers import whole_number
+from tute_api.threads import in_thread
 
 from . import presence
 
@@ -32,10 +35,36 @@ class PresenceMiddleware:
     poll may wait longer than the presence timeout, and waiting counts as being there.
     """
 
+    sync_capable = async_capable = True  # under ASGI, a sync middleware would hold a thread while a view waits
+
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __call__(self, request: HttpRequest) -> Any:
+        if iscoroutinefunction(self):
+            return self._acall(request)
+        return self._call(request)
+
+    async def _acall(self, request: HttpRequest) -> HttpResponse:
+        found = MATCH_PATH.match(request.path)
+        if found is None:
+            return await self.get_response(request)  # type: ignore[no-any-return,misc]
+        match_id = found["match_id"]
+        seated = await in_thread(presence.tracked_players)(match_id)
+        if not seated:
+            return await self.get_response(request)  # type: ignore[no-any-return,misc]
+        if wait := _wait_seconds(request):
+            until = timezone.now() + timedelta(seconds=wait)
+            await in_thread(lambda: self._touch(match_id, seated, _bearer_player(request), until=until))()
+        response: HttpResponse = await self.get_response(request)  # type: ignore[misc]
+        user = getattr(request, "user", None)
+        if isinstance(user, Player) and response.status_code < 500:
+            await in_thread(self._touch)(match_id, seated, user)
+        return response
+
+    def _call(self, request: HttpRequest) -> HttpResponse:
         found = MATCH_PATH.match(request.path)
         if found is None:
             return self.get_response(request)

@@ -1,0 +1,85 @@
+"""The waiting views as coroutines under ASGI: a long poll, an event stream or a turns poll holds no
+thread while it waits.
+
+:meth:`DeferrableApi.as_async_view` wraps a DRF view in a coroutine. Under ASGI it runs the DRF view
+(authentication, rate limits, validation, the first read) in a thread with :func:`.waits.deferring`
+on; a view that must wait answers with a :class:`~.waits.WaitingResponse`, which the coroutine awaits
+on the live-update channel (:func:`.channels.asubscribe`) with the thread and the database connection
+given back, then finishes in a thread again (a short read, the DRF response). Under WSGI (the test
+client) the DRF view runs as before: its thread sleeps on the subscription.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpRequest, HttpResponseBase
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from tute_api.threads import in_thread
+
+from . import channels, shutdown, waits
+
+
+class DeferrableApi(APIView):
+    """A DRF view whose long polls are awaited by the coroutine of :meth:`as_async_view`."""
+
+    def finalize_response(
+        self, request: Request, response: HttpResponseBase, *args: Any, **kwargs: Any
+    ) -> HttpResponseBase:
+        if isinstance(response, waits.WaitingResponse):
+            answer = response.answer
+
+            def finish() -> HttpResponseBase:
+                try:
+                    done = answer()
+                except Exception as exc:  # a problem, as the view's own errors are
+                    done = self.handle_exception(exc)
+                return super(DeferrableApi, self).finalize_response(request, done, *args, **kwargs)
+
+            response.answer = finish
+            return response
+        return super().finalize_response(request, response, *args, **kwargs)
+
+    @classmethod
+    def as_async_view(cls, **initkwargs: Any) -> Callable[..., Any]:
+        drf_view = cls.as_view(**initkwargs)
+
+        async def view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+            if not isinstance(request, ASGIRequest):
+                return await sync_to_async(drf_view)(request, *args, **kwargs)
+            token = waits._deferring.set(True)
+            try:
+                response: HttpResponseBase = await in_thread(drf_view)(request, *args, **kwargs)
+            finally:
+                waits._deferring.reset(token)
+            if isinstance(response, waits.WaitingResponse):
+                return await await_news(response)
+            return response
+
+        # What DRF's and drf-spectacular's URL inspection read of a view.
+        view.cls = cls  # type: ignore[attr-defined]
+        view.initkwargs = initkwargs  # type: ignore[attr-defined]
+        view.csrf_exempt = True  # type: ignore[attr-defined]
+        view.__doc__ = cls.__doc__
+        return view
+
+
+async def await_news(waiting: waits.WaitingResponse) -> HttpResponseBase:
+    """Await the news a :class:`~.waits.WaitingResponse` waits for, holding no thread, then answer."""
+    try:
+        async with channels.asubscribe(waiting.channel) as subscription:
+            deadline = time.monotonic() + waiting.timeout
+            ready = await in_thread(waiting.ready)()  # news between the view's read and the subscription
+            while not ready and not shutdown.draining() and (left := deadline - time.monotonic()) > 0:
+                if await subscription.wait(left) and not shutdown.draining():
+                    ready = await in_thread(waiting.ready)()
+        return await in_thread(waiting.answer)()
+    finally:
+        for release in waiting.release:
+            release()
