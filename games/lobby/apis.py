@@ -18,6 +18,8 @@ from games.live.apis import EventStreamRenderer
 from games.matches import examples
 from games.matches.bodies import match_view
 from games.matches.serializers import MatchSerializer
+from tute_api.created import created as created_response
+from tute_api.created import location
 from tute_api.parsers import whole_number
 from tute_api.schema import problems
 
@@ -47,6 +49,8 @@ def _standing(request: Request, status: int = 200) -> Response:
     standing = selectors.queue_standing(player=request.user)
     if standing is None:
         raise NotFound("You wait in no queue.", code=ErrorCode.NOT_QUEUED)
+    if status == 201:  # the caller's place in the queue, which GET /queue/ reads
+        return created_response(StandingSerializer(standing).data, location("queue"))
     return Response(StandingSerializer(standing).data, status=status)
 
 
@@ -139,7 +143,8 @@ class TablesApi(APIView):
         body = TableInputSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         created = services.table_create(player=request.user, **body.validated_data)
-        return Response(MatchSerializer(match_view(created.match, created.seat, created.state)).data, status=201)
+        body = MatchSerializer(match_view(created.match, created.seat, created.state)).data
+        return created_response(body, location("match", match_id=created.match.pk))
 
 
 class TableSeatApi(APIView):
