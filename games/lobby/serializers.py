@@ -28,7 +28,7 @@ class QueueInputSerializer(serializers.Serializer):
 class StandingSerializer(serializers.Serializer):
     # Where the caller stands in the queue.
     variant = serializers.CharField(source="entry.variant")
-    options = serializers.DictField(source="entry.options")
+    options = OptionsField(source="entry.options")
     rated = serializers.BooleanField(source="entry.rated")
     humans_only = serializers.BooleanField(source="entry.humans_only")
     rating = serializers.FloatField(source="entry.rating", help_text="The caller's rating when they queued.")
@@ -64,12 +64,26 @@ QUEUE_ENTER = OpenApiExample(
 )
 
 
+class NoticeDataSerializer(serializers.Serializer):
+    # What a message says besides its kind: which members come with which kind.
+    seat = serializers.IntegerField(
+        required=False, help_text="`match_ready`: the caller's seat; `seat_taken`: the seat taken."
+    )
+    variant = serializers.CharField(required=False, help_text="`match_ready`: the match's variant.")
+    seq = serializers.IntegerField(required=False, help_text="`your_turn`: the match's seq at the caller's turn.")
+    seats_free = serializers.IntegerField(required=False, help_text="`seat_taken`: the seats still free.")
+    reason = serializers.ChoiceField(
+        choices=["gone", "cannot_sit"], required=False,
+        help_text="`queue_left`: `gone` (no sign of life), `cannot_sit` (the table could not start).",
+    )
+
+
 class NoticeSerializer(serializers.Serializer):
     # One message of the caller's own channel; ids only, never a card.
     id = serializers.IntegerField(help_text="The cursor: read on with `?after=` this id.")
     kind = serializers.ChoiceField(choices=NoticeKind.choices)
     match_id = serializers.UUIDField(allow_null=True)
-    data = serializers.DictField(
+    data = NoticeDataSerializer(
         help_text="`match_ready`: seat, variant; `your_turn`: seq; `seat_taken`: seat, seats_free; "
         "`queue_left`: reason."
     )
@@ -111,7 +125,7 @@ class OpenTableSerializer(serializers.Serializer):
     # A match anyone may sit at: POST /tables/{match_id}/seat.
     match_id = serializers.UUIDField()
     variant = serializers.CharField()
-    options = serializers.DictField()
+    options = OptionsField()
     seats = serializers.IntegerField()
     seats_free = serializers.IntegerField()
     host = HostSerializer()
