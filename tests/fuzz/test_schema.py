@@ -58,9 +58,9 @@ def _config(examples: int) -> schemathesis.Config:
 def short_waits(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
     """A long poll of up to 30 s or a five-minute stream would hold the run: each wait here ends at once
     (tests/live check what the waits do), and a stream lasts a fraction of a second."""
-    after, turns = waits.match_membership_after, waits.turns_wait
-    monkeypatch.setattr(waits, "match_membership_after", lambda **kw: after(**{**kw, "wait": min(kw["wait"], 0.01)}))
-    monkeypatch.setattr(waits, "turns_wait", lambda **kw: turns(**{**kw, "timeout": min(kw["timeout"], 0.01)}))
+    after, turns = waits.match_long_poll, waits.turns_long_poll
+    monkeypatch.setattr(waits, "match_long_poll", lambda **kw: after(**{**kw, "wait": min(kw["wait"], 0.01)}))
+    monkeypatch.setattr(waits, "turns_long_poll", lambda **kw: turns(**{**kw, "timeout": min(kw["timeout"], 0.01)}))
     settings.STREAM_MAX_SECONDS = 0.05
     settings.STREAM_KEEPALIVE_SECONDS = 0.02
 
