@@ -109,12 +109,17 @@ def document_unsupported_media_type(result: dict[str, Any], **kwargs: Any) -> di
     """drf-spectacular's postprocessing hook: the answers any operation may get from the plumbing, which
     no view lists among its own statuses: a body that is not JSON (415, DRF's parsers) or too large (413,
     the request-size limit), for every operation that takes one; a host the service does not answer to
-    (400 ``disallowed_host``, ``tute_api.hosts``), for every operation."""
+    (400 ``disallowed_host``, ``tute_api.hosts``) and a URL longer than ``MAX_URL_LENGTH`` (414
+    ``uri_too_long``, ``tute_api.errors``), for every operation."""
     problem = {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}}
     for operation in _operations(result):
         responses = operation["responses"]
         responses.setdefault("400", {
             "description": "The request names a host the service does not answer to (`disallowed_host`).",
+            "content": problem,
+        })  # fmt: skip
+        responses.setdefault("414", {
+            "description": "The URL (path and query) is longer than the service takes (`uri_too_long`).",
             "content": problem,
         })  # fmt: skip
         if "requestBody" in operation:
@@ -172,4 +177,22 @@ def created_answers_name_what_they_created(result: dict[str, Any], **kwargs: Any
                 "required": True,
                 "schema": {"type": "string", "format": "uri-reference"},
             }
+    return result
+
+
+def event_streams_are_text_too(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular's postprocessing hook: an event stream's schema describes each message (as OpenAPI
+    3.2's ``itemSchema`` does; schemathesis checks each against it), but a client generator reads a
+    ``text/*`` body whole, as text: the schema says either, so that its code types both (a string, or one
+    message parsed by an SSE reader)."""
+    for operation in _operations(result):
+        for answer in operation["responses"].values():
+            media = answer.get("content", {}).get("text/event-stream")
+            if media is not None and "oneOf" not in media.get("schema", {}):
+                media["schema"] = {
+                    "oneOf": [
+                        media["schema"],
+                        {"type": "string", "description": "The stream read whole: its messages, one after another."},
+                    ]
+                }
     return result

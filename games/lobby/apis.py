@@ -32,9 +32,9 @@ from .serializers import (
     QUEUE_ENTER,
     STANDING,
     TABLE_CREATE,
+    NoticeListSerializer,
     NoticeSerializer,
     NoticesQuerySerializer,
-    NoticesSerializer,
     OpenTableSerializer,
     QueueInputSerializer,
     SitInputSerializer,
@@ -186,7 +186,7 @@ class MyNoticesApi(APIView):
         "you), `your_turn` (in `match_id`, at `seq`), `seat_taken` (at your open table), `queue_left`. With "
         "`wait`, answers as soon as there is one. Ids and counts only: read the match for what your seat sees.",
         parameters=[NoticesQuerySerializer],
-        responses={200: NoticesSerializer, **problems(400, 401, 429)},
+        responses={200: NoticeListSerializer, **problems(400, 401, 429)},
         examples=[NOTICES, OpenApiExample("Nothing yet", value={"notices": []}, response_only=True)],
         tags=["play now"],
     )
@@ -196,7 +196,7 @@ class MyNoticesApi(APIView):
         found = channel.notices_wait(
             player=request.user, after=query.validated_data["after"], wait=query.validated_data["wait"]
         )
-        return Response(NoticesSerializer({"notices": [notice_body(n) for n in found]}).data)
+        return Response(NoticeListSerializer({"notices": [notice_body(n) for n in found]}).data)
 
 
 class MyNoticesStreamApi(APIView):

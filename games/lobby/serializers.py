@@ -90,7 +90,9 @@ class NoticeSerializer(serializers.Serializer):
     at = serializers.DateTimeField()
 
 
-class NoticesSerializer(serializers.Serializer):
+# The messages after the cursor (a component named "Notices" would clash in generated clients with its
+# own "notices" list).
+class NoticeListSerializer(serializers.Serializer):
     notices = NoticeSerializer(many=True)
 
 
