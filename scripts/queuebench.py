@@ -85,7 +85,7 @@ def main() -> None:
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         ))  # fmt: skip
         started.append(subprocess.Popen(
-            [python, "-m", "gunicorn", "tute_api.wsgi:application", "--bind", f"{HOST}:{args.port}",
+            [python, "-m", "gunicorn", "tute_api.asgi:application", "--bind", f"{HOST}:{args.port}",
              "--workers", str(args.web_workers), "--threads", str(args.web_threads)],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         ))  # fmt: skip

@@ -111,7 +111,7 @@ class Stack:
     def start(self) -> None:
         python = sys.executable
         subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=self.env, check=True)
-        self.web = self._popen([python, "-m", "gunicorn", "tute_api.wsgi:application", "--bind", f"{HOST}:{self.port}"])
+        self.web = self._popen([python, "-m", "gunicorn", "tute_api.asgi:application", "--bind", f"{HOST}:{self.port}"])
         self.beat = self._popen([python, "-m", "celery", "-A", "tute_api", "beat", "--loglevel=WARNING",
                                  "--schedule", str(self.folder / "beat-schedule")])  # fmt: skip
         for number in range(len(self.workers)):

@@ -113,7 +113,7 @@ class Stack:
         )  # fmt: skip
         if worker:
             self.start_worker()
-        self._spawn("gunicorn", [sys.executable, "-m", "gunicorn", "tute_api.wsgi:application",
+        self._spawn("gunicorn", [sys.executable, "-m", "gunicorn", "tute_api.asgi:application",
                                  "--bind", f"{HOST}:{self.port}"])  # fmt: skip
         deadline = time.monotonic() + READY_TIMEOUT
         while True:
