@@ -19,8 +19,6 @@ import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from uuid import UUID
 
-from django.db import close_old_connections
-
 from games.matches.bodies import event_body
 from games.matches.models import Event, Match, MatchStatus
 from games.turns import presence
@@ -28,7 +26,7 @@ from tute_api.threads import in_thread
 
 from . import channels, shutdown
 from .slots import connection_slot
-from .waits import release_connection
+from .waits import refresh_connection, release_connection
 from .watchers import Watch
 
 #: Events read per database query.
@@ -78,7 +76,7 @@ def _batch(
 ) -> tuple[str | None, list[tuple[int, str]]]:
     """One read of the stream: the match's status and its next events as ``(seq, text)``; the seat's
     presence touched, the spectator's lease renewed, the connection given back."""
-    close_old_connections()
+    refresh_connection()
     # The status first: a match read as over has every event of its log committed.
     status = Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
     rows = list(Event.objects.filter(match_id=match_id, seq__gt=after).order_by("seq")[:BATCH])

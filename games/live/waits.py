@@ -21,7 +21,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from uuid import UUID
 
-from django.db import connection
+from django.db import close_old_connections, connection
 from django.http import HttpResponse, HttpResponseBase
 
 from games.matches.models import Match, MatchStatus
@@ -55,6 +55,13 @@ class WaitingResponse(HttpResponse):
     ) -> None:
         super().__init__(status=204)
         self.channel, self.timeout, self.ready, self.answer, self.release = channel, timeout, ready, answer, release
+
+
+def refresh_connection() -> None:
+    """Before a read of a long wait: drop a connection that broke or aged meanwhile (not inside a
+    transaction: a test's, say, which Django's check would close for good)."""
+    if not connection.in_atomic_block:
+        close_old_connections()
 
 
 def release_connection() -> None:

@@ -42,6 +42,9 @@ from .serializers import (
     TableInputSerializer,
 )
 
+#: What :func:`tute_api.parsers.whole_number` takes: up to nine digits.
+WHOLE_NUMBER = {"type": "integer", "minimum": 0, "maximum": 999_999_999}
+
 MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The open table's match id.")
 
 
@@ -208,8 +211,12 @@ class MyNoticesStreamApi(APIView):
         description="`text/event-stream`: each message as `GET /me/notices` gives it, `id:` its id, `event:` its "
         "kind; `: keep-alive` comments meanwhile. Reconnect with `Last-Event-ID` (or `?after=`) to miss nothing.",
         parameters=[
-            OpenApiParameter("after", int, description="Start after this id (default: `Last-Event-ID`, else 0)."),
-            OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER, description="The last id received."),
+            OpenApiParameter(
+                "after", WHOLE_NUMBER, description="Start after this id (default: `Last-Event-ID`, else 0)."
+            ),
+            OpenApiParameter(
+                "Last-Event-ID", WHOLE_NUMBER, OpenApiParameter.HEADER, description="The last id received."
+            ),
             OpenApiParameter("format", exclude=True),
         ],
         responses={

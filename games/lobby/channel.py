@@ -9,10 +9,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
-from django.db import close_old_connections
-
 from games.live import channels
-from games.live.waits import release_connection
+from games.live.waits import refresh_connection, release_connection
 from players.models import Player
 
 from .messages import sse_frame
@@ -38,7 +36,7 @@ def notice_stream(*, player: Player, after: int, lifetime: float, keepalive: flo
     yield f"retry: 1000\n: messages of player {player.pk} after {after}\n\n"
     with channels.subscribe(channels.player_channel(player.pk)) as subscription:
         while True:
-            close_old_connections()
+            refresh_connection()
             queue_touch(player=player)
             rows = notices_after(player=player, after=after)
             release_connection()
