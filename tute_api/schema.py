@@ -196,3 +196,23 @@ def event_streams_are_text_too(result: dict[str, Any], **kwargs: Any) -> dict[st
                     ]
                 }
     return result
+
+
+#: Request bodies that need one of several fields (a name and its deprecated alias): the component and
+#: its alternatives, each a list of the fields that alternative requires.
+ONE_OF_FIELDS_REQUIRED = {"RoomJoinInput": [["invite_code"], ["code"]]}
+
+
+def alternatives_required(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular's postprocessing hook: a body that takes a field under its new name or its deprecated
+    one requires either (``anyOf`` of ``required`` lists), as the serializer does (400 ``invalid`` without)."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for name, alternatives in ONE_OF_FIELDS_REQUIRED.items():
+        if name in schemas:
+            schemas[name]["anyOf"] = [{"required": fields} for fields in alternatives]
+    refs = {f"#/components/schemas/{name}" for name in ONE_OF_FIELDS_REQUIRED}
+    for operation in _operations(result):
+        body = operation.get("requestBody")
+        if body and any(c.get("schema", {}).get("$ref") in refs for c in body.get("content", {}).values()):
+            body["required"] = True  # no body has neither field
+    return result

@@ -255,6 +255,7 @@ SPECTACULAR_SETTINGS = {
         "tute_api.schema.public_operations_take_no_token",
         "tute_api.schema.created_answers_name_what_they_created",
         "tute_api.schema.event_streams_are_text_too",
+        "tute_api.schema.alternatives_required",
     ],
     # Swagger UI from the drf-spectacular-sidecar package: served from our static files, no CDN.
     "SWAGGER_UI_DIST": "SIDECAR",

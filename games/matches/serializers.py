@@ -15,6 +15,7 @@ from rest_framework import serializers
 
 from games.engine import ACTION_TYPES, PHASES, SUITS
 from tute_api.fields import JSONBoolean, JSONInteger, JSONString
+from tute_api.schema import NOT_BLANK_NO_NUL
 
 from .bodies import event_body_full
 from .models import MatchStatus
@@ -31,7 +32,12 @@ MAX_BID_AMOUNT = 10_000
 
 class PlayActionSerializer(serializers.Serializer):
     type = serializers.ChoiceField(choices=["play"])
-    card = serializers.CharField(max_length=MAX_CODE_LENGTH, help_text="A card code of docs/RULES.md C2: `O1`, `E12`.")
+    # min_length and the pattern explicitly: this component also types the views' legal actions (a response),
+    # where the schema's request-only additions do not apply.
+    card = serializers.CharField(
+        min_length=1, max_length=MAX_CODE_LENGTH, validators=[RegexValidator(NOT_BLANK_NO_NUL)],
+        help_text="A card code of docs/RULES.md C2: `O1`, `E12`.",
+    )
 
 
 class BidActionSerializer(serializers.Serializer):

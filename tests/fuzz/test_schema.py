@@ -26,6 +26,7 @@ from django.db import close_old_connections, transaction
 from schemathesis.core.failures import FailureGroup
 
 from games.live import waits
+from games.lobby import channel as lobby_channel
 from players.services import player_create
 
 CASES = int(os.environ.get("FUZZ_CASES", "2000"))
@@ -61,6 +62,8 @@ def short_waits(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
     after, turns = waits.match_long_poll, waits.turns_long_poll
     monkeypatch.setattr(waits, "match_long_poll", lambda **kw: after(**{**kw, "wait": min(kw["wait"], 0.01)}))
     monkeypatch.setattr(waits, "turns_long_poll", lambda **kw: turns(**{**kw, "timeout": min(kw["timeout"], 0.01)}))
+    notices = lobby_channel.notices_wait
+    monkeypatch.setattr(lobby_channel, "notices_wait", lambda **kw: notices(**{**kw, "wait": min(kw["wait"], 0.01)}))
     settings.STREAM_MAX_SECONDS = 0.05
     settings.STREAM_KEEPALIVE_SECONDS = 0.02
 
