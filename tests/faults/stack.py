@@ -140,22 +140,22 @@ class Stack:
         return subprocess.run(command, cwd=settings.BASE_DIR, env=self.env, capture_output=True, text=True,
                               timeout=60)  # fmt: skip
 
-    def send_task(self, name: str) -> None:
-        """Queue a task by name for the stack's workers (as beat does for the sweeps)."""
-        from celery import Celery
-
-        app = Celery(broker=self.env["CELERY_BROKER_URL"])
-        try:
-            app.send_task(name, queue=self.env["CELERY_QUEUE"])
-        finally:
-            app.close()
+    def send_tasks(self, *names: str) -> None:
+        """Queue tasks by name for the stack's workers (as beat does for the sweeps), from a process with
+        the stack's environment: Celery reads CELERY_BROKER_URL from the environment before any app's own
+        setting, so an app made here would send to the test run's broker, not the stack's."""
+        send = "import sys; from tute_api.celery import app\nfor n in sys.argv[2:]: app.send_task(n, queue=sys.argv[1])"
+        subprocess.run([sys.executable, "-c", send, self.env["CELERY_QUEUE"], *names], cwd=settings.BASE_DIR,
+                       env=self.env, check=True, capture_output=True, timeout=60)  # fmt: skip
 
     def client(self, timeout: float = 30.0) -> Client:
         return Client(self.port, timeout)
 
-    def log(self, name: str) -> str:
+    def log(self, name: str, *, whole: bool = False) -> str:
+        """A process's output: its last 6,000 characters (for an assertion's message), or all of it."""
         path = self.logs.get(name)
-        return path.read_text(errors="replace")[-6000:] if path and path.exists() else ""
+        text = path.read_text(errors="replace") if path and path.exists() else ""
+        return text if whole else text[-6000:]
 
     def stop(self) -> None:
         for process in self.processes.values():
