@@ -163,6 +163,17 @@ def seeds_at_shared_tables(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
+def celery_join_flag_reset() -> Iterator[None]:
+    """Celery's eager ``apply`` sets a process-wide "a join would block" flag for the task's run and puts
+    back what it found, with no lock: eager tasks run at once in several threads (the queue's concurrency
+    test) can leave it set, and every later ``result.get()`` of the run then raises "Never call
+    result.get() within a task!". Each test starts with it clear, as a fresh process has it."""
+    from celery import _state
+
+    _state._set_task_join_will_block(False)
+    yield
+
+@pytest.fixture(autouse=True)
 def no_rate_limits(request: pytest.FixtureRequest, settings: Any) -> Iterator[None]:
     """Tests run unthrottled (a test of the limits sets its own rates), with fresh counters."""
     from django.core.cache import cache

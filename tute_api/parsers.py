@@ -29,3 +29,18 @@ def whole_number(text: str) -> int | None:
     """``text`` as a whole number of up to nine ASCII digits, else None. ``str.isdigit`` alone admits
     ``²`` and digits without end, on which ``int`` raises."""
     return int(text) if _DIGITS.fullmatch(text) else None
+
+
+def resume_after(request: Any, after: int | None) -> int:
+    """Where an event stream resumes: ``after`` (the query's, already checked) if given, else the
+    ``Last-Event-ID`` header, else 0. A header that is not a whole number is refused (400 ``invalid``
+    naming it), as a bad ``after`` is: the stream never silently starts over."""
+    if after is not None:
+        return after
+    raw = request.headers.get("Last-Event-ID")
+    if raw is None:
+        return 0
+    found = whole_number(raw.strip())
+    if found is None:
+        raise exceptions.ValidationError({"Last-Event-ID": ["A whole number."]})
+    return found

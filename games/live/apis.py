@@ -39,7 +39,7 @@ from games.turns.serializers import TurnSerializer
 from games.turns.tables import timings_of
 from tute_api.fields import QueryInteger
 from tute_api.pagination import MAX_PAGE, Pagination
-from tute_api.parsers import whole_number
+from tute_api.parsers import resume_after
 from tute_api.schema import problems
 
 from . import waits, watchers
@@ -231,9 +231,7 @@ class MatchStreamApi(DeferrableApi):
             raise NotAcceptable("This is an event stream: send Accept: text/event-stream (or */*).")
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        after = query.validated_data.get("after")
-        if after is None:
-            after = whole_number(request.headers.get("Last-Event-ID", "0").strip()) or 0
+        after = resume_after(request, query.validated_data.get("after"))
         membership = match_membership(match_id=match_id, player=request.user)
         match = membership.match
         if match.status in ("finished", "cancelled") and after >= match.seq:

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework.exceptions import NotAcceptable
+from rest_framework.exceptions import NotAcceptable, ValidationError
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,7 +20,7 @@ from games.matches.bodies import match_view
 from games.matches.serializers import MatchSerializer
 from tute_api.created import created as created_response
 from tute_api.created import location
-from tute_api.parsers import whole_number
+from tute_api.parsers import resume_after, whole_number
 from tute_api.schema import problems
 
 from . import channel, selectors, services
@@ -239,12 +239,11 @@ class MyNoticesStreamApi(APIView):
     def get(self, request: Request) -> HttpResponse:
         if request.accepted_renderer.media_type != EventStreamRenderer.media_type:
             raise NotAcceptable("This is an event stream: send Accept: text/event-stream (or */*).")
-        raw = request.query_params.get("after") or request.headers.get("Last-Event-ID", "0").strip()
-        after = whole_number(raw)
-        if after is None:
-            from rest_framework.exceptions import ValidationError
-
+        raw = request.query_params.get("after")
+        after = whole_number(raw) if raw is not None else None
+        if raw is not None and after is None:
             raise ValidationError({"after": ["A whole number."]})
+        after = resume_after(request, after)
         response = StreamingHttpResponse(
             channel.notice_stream(
                 player=request.user,

@@ -77,15 +77,20 @@ def test_sse_resumes_from_last_event_id_without_losing_or_repeating_an_event():
     assert [e["event"] for e in second].count("card_played") == 3, "the three cards played while away"
 
 
-def test_a_last_event_id_that_is_no_whole_number_counts_as_none():
+def test_a_last_event_id_that_is_no_whole_number_is_refused_not_taken_as_none():
     creator = new_player()
     created = creator.post("/api/v1/matches/", {"variant": "dos", "seats": [{"player": "me"}, {"open": True}]})
     url = f"/api/v1/matches/{created.json()['id']}"
     assert creator.post(f"{url}/cancel").status_code == 200
-    for odd in ("\u00b2", "1" * 5000, "x"):
-        status, events, _ = read_stream(creator, f"{url}/stream", **{"Last-Event-ID": odd})
-        assert status == 200 and [e["event"] for e in events] == ["match_cancelled"]
+    for odd in ("\u00b2", "1" * 5000, "x", "true"):
+        for path in (f"{url}/stream", "/api/v1/me/notices/stream"):
+            answer = creator.client.get(path, headers={"Last-Event-ID": odd, "Accept": "text/event-stream"})
+            assert answer.status_code == 400, (path, odd)
+            assert answer.json()["code"] == "invalid" and "Last-Event-ID" in answer.json()["errors"], answer.json()
+    status, events, _ = read_stream(creator, f"{url}/stream", **{"Last-Event-ID": "0"})
+    assert status == 200 and [e["event"] for e in events] == ["match_cancelled"]
     assert read_stream(creator, f"{url}/stream", **{"Last-Event-ID": "1"})[0] == 204
+    assert read_stream(creator, f"{url}/stream?after=0", **{"Last-Event-ID": "x"})[0] == 200  # after decides
 
 
 @override_settings(STREAM_MAX_SECONDS=5, STREAM_KEEPALIVE_SECONDS=5)
