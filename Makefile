@@ -2,7 +2,7 @@
 #   make run    install if needed, migrate, serve on $(HOST):$(PORT) under uvicorn (ASGI; Celery beat's schedule in process)
 #   make test   install if needed, run the whole test suite
 #   make lint   install if needed, run ruff, import-linter and mypy (strict, on the engine)
-#   make fuzz   install if needed, a long schema fuzzing run (FUZZ_CASES cases; CI runs 2,000 in make test)
+#   make fuzz   install if needed, a long schema fuzzing run of new cases (FUZZ_CASES; make test runs 2,000 fixed ones)
 #   make loadtest  the service under gunicorn on PostgreSQL + a Celery worker, N clients (docs/performance.md)
 #   make chaos  5 minutes of mixed play on own PostgreSQL/Redis with faults at random (docs/reliability.md)
 
@@ -47,7 +47,7 @@ clients/node_modules/.stamp: clients/package.json clients/package-lock.json
 # schemathesis against the live schema, in process (tests/fuzz, docs/reliability.md "Schema fuzzing").
 FUZZ_CASES ?= 20000
 fuzz: $(STAMP)
-	FUZZ_CASES=$(FUZZ_CASES) $(BIN)/python -m pytest tests/fuzz -p no:cacheprovider -o timeout=0 $(PYTEST_ARGS)
+	FUZZ_RANDOM=1 FUZZ_CASES=$(FUZZ_CASES) $(BIN)/python -m pytest tests/fuzz -p no:cacheprovider -o timeout=0 $(PYTEST_ARGS)
 
 loadtest: $(STAMP)
 	$(BIN)/python scripts/loadtest.py $(LOADTEST_ARGS)

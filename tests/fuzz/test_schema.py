@@ -30,6 +30,9 @@ from games.lobby import channel as lobby_channel
 from players.services import player_create
 
 CASES = int(os.environ.get("FUZZ_CASES", "2000"))
+#: ``make test`` fuzzes the same cases each run (hypothesis derandomized: a run fails only on a change of
+#: the code); ``make fuzz`` (FUZZ_RANDOM=1) draws new ones each time, to find what those do not.
+DERANDOMIZE = os.environ.get("FUZZ_RANDOM") != "1"
 #: Fuzzing cases per operation: the 39 operations share CASES (the coverage phase adds its own on top).
 PER_OPERATION = -(-CASES // 39)
 #: Scenarios of the stateful test, a few calls each.
@@ -138,7 +141,7 @@ class PlayerToken:
 
 @schema.parametrize()
 @hypothesis.settings(
-    max_examples=PER_OPERATION, deadline=None, database=None,
+    max_examples=PER_OPERATION, deadline=None, database=None, derandomize=DERANDOMIZE,
     suppress_health_check=[hypothesis.HealthCheck.function_scoped_fixture, hypothesis.HealthCheck.too_slow],
 )  # fmt: skip
 def test_every_operation_answers_as_the_schema_says(case: schemathesis.Case, app: WSGIHandler, player: Player) -> None:
@@ -184,7 +187,7 @@ def test_chains_of_calls_answer_as_the_schema_says(app: WSGIHandler, player: Pla
     Workflow.player, Workflow.app = player, app
     Workflow.run(settings=hypothesis.settings(
         max_examples=STATEFUL_SCENARIOS, stateful_step_count=8, deadline=None, database=None,
-        suppress_health_check=list(hypothesis.HealthCheck),
+        derandomize=DERANDOMIZE, suppress_health_check=list(hypothesis.HealthCheck),
         # No shrinking: the database keeps what earlier scenarios made, so a replay is not the same run.
         phases=[hypothesis.Phase.explicit, hypothesis.Phase.generate],
     ))  # fmt: skip
