@@ -23,6 +23,9 @@ class JSONParser(parsers.JSONParser):
 
 
 _DIGITS = re.compile(r"[0-9]{1,9}")
+#: The largest :func:`whole_number`, and the schema of a value it reads (a query's or a header's).
+WHOLE_NUMBER_MAX = 999_999_999
+WHOLE_NUMBER = {"type": "integer", "minimum": 0, "maximum": WHOLE_NUMBER_MAX}
 
 
 def whole_number(text: str) -> int | None:

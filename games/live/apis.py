@@ -39,7 +39,7 @@ from games.turns.serializers import TurnSerializer
 from games.turns.tables import timings_of
 from tute_api.fields import QueryInteger
 from tute_api.pagination import MAX_PAGE, Pagination
-from tute_api.parsers import resume_after
+from tute_api.parsers import WHOLE_NUMBER, resume_after
 from tute_api.schema import problems
 
 from . import waits, watchers
@@ -212,7 +212,9 @@ class MatchStreamApi(DeferrableApi):
         parameters=[
             MATCH_ID,
             QuerySerializer,
-            OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER, description="The last seq received."),
+            OpenApiParameter(
+                "Last-Event-ID", WHOLE_NUMBER, OpenApiParameter.HEADER, description="The last seq received."
+            ),
             OpenApiParameter("format", exclude=True),  # DRF's ?format= names renderers: JSON here is for problems
         ],
         responses={

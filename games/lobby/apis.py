@@ -20,7 +20,7 @@ from games.matches.bodies import match_view
 from games.matches.serializers import MatchSerializer
 from tute_api.created import created as created_response
 from tute_api.created import location
-from tute_api.parsers import resume_after, whole_number
+from tute_api.parsers import WHOLE_NUMBER, resume_after, whole_number
 from tute_api.schema import problems
 
 from . import channel, selectors, services
@@ -41,9 +41,6 @@ from .serializers import (
     StandingSerializer,
     TableInputSerializer,
 )
-
-#: What :func:`tute_api.parsers.whole_number` takes: up to nine digits.
-WHOLE_NUMBER = {"type": "integer", "minimum": 0, "maximum": 999_999_999}
 
 MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The open table's match id.")
 

@@ -7,7 +7,8 @@ from drf_spectacular.utils import OpenApiExample
 from rest_framework import serializers
 
 from games.matches.serializers import OptionsField, SeatSpecField
-from tute_api.fields import JSONBoolean, JSONInteger, JSONString
+from tute_api.fields import JSONBoolean, JSONInteger, JSONString, QueryInteger
+from tute_api.parsers import WHOLE_NUMBER_MAX
 
 from .models import NoticeKind
 
@@ -110,8 +111,10 @@ NOTICES = OpenApiExample(
 
 
 class NoticesQuerySerializer(serializers.Serializer):
-    after = serializers.IntegerField(required=False, default=0, min_value=0, help_text="Messages after this id.")
-    wait = serializers.IntegerField(
+    after = QueryInteger(
+        required=False, default=0, min_value=0, max_value=WHOLE_NUMBER_MAX, help_text="Messages after this id."
+    )
+    wait = QueryInteger(
         required=False, default=0, min_value=0, max_value=30, help_text="Whole seconds to wait for a message."
     )
 

@@ -42,10 +42,20 @@ def test_a_query_parameter_given_empty_is_refused_not_read_as_absent(me_and_matc
         (url, "after"),
         (f"{url}/events", "wait"),
         (f"{url}/events", "limit"),
+        ("/api/v1/me/notices", "after"),
+        ("/api/v1/me/notices", "wait"),
     ]
     for path, name in asked:
         body = problem(me.get(path, {name: ""}), 400, "invalid")
         assert name in body["errors"], (path, body)
+
+
+@pytest.mark.parametrize("value", ["0.0", "1.0", "+1", " 1", "\uff11"])
+def test_a_query_integer_is_ascii_digits_only(me_and_match, value):
+    me, url = me_and_match
+    for path, name in (("/api/v1/me/notices", "after"), ("/api/v1/me/notices", "wait"), (url, "wait")):
+        body = problem(me.get(path, {name: value}), 400, "invalid")
+        assert name in body["errors"], (path, value, body)
 
 
 def test_the_same_filters_with_values_are_answered(me_and_match):
