@@ -159,7 +159,8 @@ def _guarded(*args: Any) -> None:
 def idle_clients_process(port: int, total: int, per_player: int, lifetime: float, queue: Any, ready: Any) -> None:
     import asyncio
 
-    out: dict[str, Any] = {"connected": 0, "streams": 0, "polls": 0, "errors": 0, "error_samples": [], "fanouts": 0}
+    out: dict[str, Any] = {"connected": 0, "streams": 0, "polls": 0, "sockets": 0, "errors": 0, "error_samples": [],
+                           "fanouts": 0}  # fmt: skip
     fanouts: list[float] = []
     done = asyncio.Event()
 
@@ -184,7 +185,7 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                 events = [asyncio.Event() for _ in range(count)]
                 heard[number] = events
                 for k in range(count):
-                    kind = "stream" if k % 2 == 0 else "poll"
+                    kind = ("stream", "poll", "socket")[k % 3]
                     tasks.append(asyncio.create_task(hold(client, kind, auth, view, events[k])))
             await asyncio.sleep(5)
             ready.set()
@@ -243,7 +244,24 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
         counted = False
         while not done.is_set():
             try:
-                if kind == "stream":
+                if kind == "socket":
+                    from websockets.asyncio.client import connect
+
+                    async with connect(f"ws://{HOST}:{port}{url}/ws?after={seq}", additional_headers=auth,
+                                       open_timeout=60, ping_interval=None) as socket:  # fmt: skip
+                        async for frame in socket:
+                            message = json.loads(frame)
+                            if message["type"] == "ready" and not counted:
+                                out["connected"] += 1
+                                out["sockets"] += 1
+                                counted = True
+                            elif message["type"] == "event":
+                                seq = message["event"]["seq"]
+                                heard.set()
+                            elif message["type"] == "error":
+                                note(f"idle socket: {message.get('problem', {}).get('code')}")
+                                return
+                elif kind == "stream":
                     async with client.stream("GET", f"{url}/stream?after={seq}", headers=auth) as answer:
                         if answer.status_code != 200:
                             note(f"idle stream: {answer.status_code}")
@@ -396,7 +414,8 @@ def main() -> None:
     parser.add_argument("--web-threads", type=int, default=8,
                         help="ASGI_THREADS: threads per worker for the waits' reads (default 8)")
     parser.add_argument("--idle", type=int, default=0,
-                        help="idle connected clients beside the active ones: SSE streams and long polls (default 0)")
+                        help="idle connected clients beside the active ones: a third each SSE streams, long polls and "
+                             "WebSockets (default 0)")
     parser.add_argument("--idle-per-player", type=int, default=8,
                         help="idle connections per idle player, all on its match (default 8)")
     parser.add_argument(
@@ -597,7 +616,7 @@ def main() -> None:
         if args.idle:
             idle = figures["idle"]
             print(f"  idle: {idle.get('connected')} connected ({idle.get('streams')} streams, "
-                  f"{idle.get('polls')} long polls), {idle.get('errors')} errors; fan-out to {args.idle_per_player} "
+                  f"{idle.get('polls')} long polls, {idle.get('sockets')} sockets), {idle.get('errors')} errors; fan-out to {args.idle_per_player} "
                   f"subscribers of a match: p50 {idle.get('fanout_ms', {}).get('p50')} ms, p99 "
                   f"{idle.get('fanout_ms', {}).get('p99')} ms ({idle.get('fanouts')} events); server memory "
                   f"{idle['server_rss_mb_before']} MB before, {idle['server_rss_mb_with_idle']} MB with them: "

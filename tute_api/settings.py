@@ -301,8 +301,6 @@ LIVE_CONNECTIONS_PER_PLAYER = env.int("LIVE_CONNECTIONS_PER_PLAYER", default=10)
 # Spectators of a public match (RULES.md M5): at most this many open streams and long polls of those
 # who only watch, per match (games/live/watchers.py); beyond, 429 `too_many_spectators`.
 SPECTATORS_PER_MATCH = env.int("SPECTATORS_PER_MATCH", default=200)
-# A player's open match WebSockets (games/live/sockets.py): beyond, the socket closes with 4429 `too_many_sockets`.
-SOCKETS_PER_PLAYER = env.int("SOCKETS_PER_PLAYER", default=10)
 
 # Celery: without a broker, tasks run in process (so `make run` needs none).
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="") or None

@@ -64,6 +64,7 @@ from tute_api.idempotency import idempotency_for
 from tute_api.throttling import PlayerRateThrottle
 
 from . import watchers
+from .slots import connection_slot
 from .stream import BATCH
 
 logger = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ CLOSE_CODES = {
     4400: "bad_request: a malformed query or frame; fix the client",
     4401: "not_authenticated or authentication_failed: no token, or not a valid one; do not retry it",
     4404: "not_found: no such match, or not one the caller may watch; do not retry",
-    4429: "too_many_sockets or too_many_spectators: wait retry_after seconds, close another socket",
+    4429: "too_many_connections or too_many_spectators: wait retry_after seconds, close another connection",
     4503: "service_unavailable: a dependency is away; reconnect after a pause with ?after=<last seq>",
 }
 #: The server going away (a deploy) closes with 1001 or 1012 (the server's): reconnect with ?after=<last seq>.
@@ -152,6 +153,7 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.over = False
         self.closed = False
         self.leases: list[watchers._Lease] = []
+        self.slot: connection_slot | None = None
         self.tasks: list[asyncio.Task[None]] = []
         self.reading = asyncio.Lock()
         self.keepalive = float(settings.STREAM_KEEPALIVE_SECONDS)
@@ -215,12 +217,12 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             self.tasks.append(asyncio.create_task(self._tick()))
 
     def _lease(self, spectator: bool) -> None:
-        """Count the socket against the player's cap, and a spectator's against the match's (429s)."""
+        """Count the socket against the player's cap of live connections (its long polls and streams
+        too), and a spectator's against the match's (429s)."""
         assert self.player is not None
-        leases: list[watchers._Lease] = [watchers.Socket(self.player.pk)]
+        self.slot = connection_slot(self.player.pk, "socket").acquire()
         if spectator:
-            leases.append(watchers.Watch(self.match_id))
-        for lease in leases:
+            lease = watchers.Watch(self.match_id)
             lease.enter()
             self.leases.append(lease)
 
@@ -338,7 +340,7 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if not self.closed:
             self.closed = True
             await self.close(code=code, reason=reason[:120])
-            if self.leases:  # now, not when the server reports the disconnection
+            if self.leases or self.slot:  # now, not when the server reports the disconnection
                 await database_sync_to_async(self._leave)()
 
     async def disconnect(self, code: int) -> None:
@@ -350,10 +352,13 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if self.channel_layer is not None:
             with contextlib.suppress(Exception):
                 await self.channel_layer.group_discard(group_of(self.match_id), self.channel_name)
-        if self.leases:
+        if self.leases or self.slot:
             await database_sync_to_async(self._leave)()
 
     def _leave(self) -> None:
+        if self.slot is not None:
+            self.slot.release()
+            self.slot = None
         for lease in self.leases:
             lease.leave()
         self.leases = []

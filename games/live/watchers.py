@@ -138,32 +138,6 @@ class Watch(_Lease):
         return TooManySpectators()
 
 
-TOO_MANY_SOCKETS = "too_many_sockets"
-
-
-class TooManySockets(ApiError):
-    status_code = 429
-    default_code = TOO_MANY_SOCKETS
-    default_detail = "You have as many match sockets open as you may; close one first."
-
-    def __init__(self) -> None:
-        super().__init__(retry_after=RETRY_SECONDS)
-        self.wait = RETRY_SECONDS
-
-
-class Socket(_Lease):
-    """One of a player's open match WebSockets (``games.live.sockets``): at most
-    ``SOCKETS_PER_PLAYER`` at once, beyond which a new one is refused (``too_many_sockets``)."""
-
-    prefix = "sockets"
-
-    def cap(self) -> int:
-        return int(settings.SOCKETS_PER_PLAYER)
-
-    def refusal(self) -> ApiError:
-        return TooManySockets()
-
-
 @contextmanager
 def watching(match_id: UUID | str) -> Iterator[Watch]:
     """A spectator's long poll: counted in while it waits (429 beyond the cap), out after."""

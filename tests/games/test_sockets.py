@@ -22,9 +22,10 @@ from django.core.cache import cache
 from django.test import override_settings
 from django.utils import timezone
 
-from games.live import sockets, watchers
+from games.live import slots, sockets, watchers
 from games.turns import presence
 from games.turns.models import Presence
+from players.models import Player
 from tests import services
 from tute_api.asgi import application
 
@@ -377,18 +378,26 @@ def test_a_socket_lives_STREAM_MAX_SECONDS_and_says_where_to_resume():
     run(scenario)
 
 
-@override_settings(SOCKETS_PER_PLAYER=2)
-def test_a_player_has_at_most_SOCKETS_PER_PLAYER_sockets_open():
+@override_settings(LIVE_CONNECTIONS_PER_PLAYER=3)
+def test_a_player_s_sockets_streams_and_long_polls_share_one_cap():
     match_id, (host, guest) = two_humans()
+    host_id = Player.objects.get(username=host.username).pk
 
     async def scenario() -> None:
+        wait = slots.connection_slot(host_id, "long_poll").acquire()  # a long poll of theirs, open meanwhile
         first, second = await open_socket(match_id, host.token), await open_socket(match_id, host.token)
         await ready(first)
         await ready(second)
         third = await open_socket(match_id, host.token)
         frames, code, reason = await frames_until_close(third)
-        assert (code, reason) == (4429, "too_many_sockets")
-        assert frames[0]["status"] == 429 and frames[0]["problem"]["retry_after"] == watchers.RETRY_SECONDS
+        assert (code, reason) == (4429, "too_many_connections")
+        assert frames[0]["status"] == 429 and frames[0]["problem"]["retry_after"] == slots.RETRY_SECONDS
+        assert slots.open_connections(host_id) == 3  # the refused socket gave its slot back
+        wait.release()
+        fourth = await open_socket(match_id, host.token)
+        await ready(fourth)  # the long poll's end made room
+        await fourth.disconnect()
+        await asyncio.sleep(0.1)
         others = await open_socket(match_id, guest.token)
         await ready(others)  # another player is not counted against the first
         await first.disconnect()
