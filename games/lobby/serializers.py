@@ -19,7 +19,12 @@ PLAYER_ID = "9b2f6d1a-4e3c-4a8b-b1d7-2c5e8f0a6d34"
 class QueueInputSerializer(serializers.Serializer):
     variant = JSONString(min_length=1, max_length=64, help_text="A variant name of GET /api/v1/variants/.")
     options = OptionsField(required=False, help_text="Options of the variant; defaults fill in the rest.")
-    rated = JSONBoolean(required=False, default=True, help_text="Wait in the rated pool (true by default).")
+    rated = JSONBoolean(
+        required=False,
+        default=True,
+        help_text="Wait in the rated pool (true by default); false: the friendly pool, whose matches change no "
+        "rating (their `rated` is false).",
+    )
     humans_only = JSONBoolean(
         required=False, default=False, help_text="No registered HTTP bot at the table (built-in bots still fill "
         "the seats nobody takes after the maximum wait)."

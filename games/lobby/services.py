@@ -181,7 +181,9 @@ def _seat(keys: list[str], bots: int, level: str, seats: int) -> Match | None:
     failed: QueueEntry | None = None
     try:
         with transaction.atomic():
-            match = match_create(player=host.player, variant=host.variant, options=host.options, seats=specs).match
+            match = match_create(
+                player=host.player, variant=host.variant, options=host.options, seats=specs, rated=host.rated
+            ).match
             for entry in group[1:]:
                 failed = entry
                 match_join(player=entry.player, match_id=match.id, invite_code=match.invite_code, seat=at[entry.pk])

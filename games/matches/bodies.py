@@ -36,6 +36,11 @@ def event_body_full(row: Event) -> dict[str, Any]:
     return {"seq": row.seq, "type": row.type, "seat": row.seat, "data": row.data, "at": iso(row.created_at)}
 
 
+def counts_for_ratings(match: Match) -> bool:
+    """The match will change its players' ratings once finished: asked so, and not seeded (C12)."""
+    return match.rated and match.seed is None
+
+
 @dataclass(frozen=True)
 class MatchView:
     """A match as ``seat`` sees it (None: a creator who watches, a spectator of a public match, or
@@ -64,6 +69,10 @@ class MatchView:
     def my_turn(self) -> bool:
         """As in the list (:class:`MatchEntry`): the caller's seat is to act in a match in play."""
         return self.seat is not None and self.match.turn == self.seat and self.match.status == MatchStatus.ACTIVE
+
+    @property
+    def rated(self) -> bool:
+        return counts_for_ratings(self.match)
 
     @property
     def winner_seats(self) -> list[int] | None:
@@ -103,6 +112,10 @@ class MatchEntry:
     @property
     def invite_code(self) -> str | None:
         return self.match.invite_code if self.match.status == MatchStatus.WAITING else None
+
+    @property
+    def rated(self) -> bool:
+        return counts_for_ratings(self.match)
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ def _sample() -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
     table = engine.view(state, 0)
     body = {
         "id": _ID, "variant": "clasico", "options": table["options"], "status": "active", "public": False,
-        "seq": len(events),
+        "rated": True, "seq": len(events),
         "players": 4, "seats": _SEATS, "invite_code": None, "my_seat": 0, "my_hand": table["my_hand"],
         "legal_actions": table["legal_actions"], "scoreboard": table["scoreboard"], "sides": table["sides"],
         "results": [], "winners": None, "winner_seats": None, "my_turn": True, "hand": table["hand"],
@@ -105,8 +105,8 @@ MATCH_PAGE = OpenApiExample(
     "A page",
     value={"count": 1, "next": None, "previous": None, "results": [{
         "id": _ID, "variant": "clasico", "options": _VIEW["options"], "status": "active", "public": False,
-        "seq": _VIEW["seq"], "seats": _SEATS, "my_seat": 0, "turn": 0, "my_turn": True, "invite_code": None,
-        "created_at": _AT, "updated_at": _AT,
+        "rated": True, "seq": _VIEW["seq"], "seats": _SEATS, "my_seat": 0, "turn": 0, "my_turn": True,
+        "invite_code": None, "created_at": _AT, "updated_at": _AT,
     }]},
     response_only=True,
 )  # fmt: skip

@@ -83,6 +83,9 @@ class Match(models.Model):
     state = models.JSONField(null=True, blank=True, help_text="The engine's state after event `seq`.")
     invite_code = models.CharField(max_length=16, blank=True)
     public = models.BooleanField(default=False, help_text="Any player may watch it (RULES.md M5).")
+    rated = models.BooleanField(
+        default=True, help_text="Asked to count for ratings (docs/ratings.md); false: a friendly match."
+    )
     seating = models.JSONField(
         default=list, help_text="The seats as the API shows them: a copy of the Seat rows, read with the match."
     )

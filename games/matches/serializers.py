@@ -221,6 +221,12 @@ class MatchCreateInputSerializer(serializers.Serializer):
         help_text="Any player may watch the match live, seeing what the table shows everyone and never a hand "
         "(RULES.md M5); false by default.",
     )
+    rated = JSONBoolean(
+        required=False,
+        default=True,
+        help_text="The match counts for the players' ratings (docs/ratings.md); false for a friendly match, "
+        "which counts as played but changes no rating. A seeded match is never rated (C12).",
+    )
     client_seed = _client_seed(
         "for your seat (422 `client_seed_not_allowed` if you take none). The service draws the match's key "
         "before it uses this field, but in the same request; to give your seed after seeing the commitment, "
@@ -355,6 +361,9 @@ class MatchSerializer(OutputSerializer):
     options = OptionsField(source="table.options")
     status = serializers.ChoiceField(choices=MatchStatus.values, source="match.status")
     public = serializers.BooleanField(help_text="Any player may watch it (RULES.md M5).", source="match.public")
+    rated = serializers.BooleanField(
+        help_text="It will count for the players' ratings once finished: asked so and not seeded (docs/ratings.md)."
+    )
     seq = serializers.IntegerField(
         help_text="The seq of the latest event; send it back as `expected_seq`.", source="match.seq"
     )
@@ -408,6 +417,9 @@ class MatchSummarySerializer(OutputSerializer):
     options = OptionsField(source="match.options")
     status = serializers.ChoiceField(choices=MatchStatus.values, source="match.status")
     public = serializers.BooleanField(help_text="Any player may watch it (RULES.md M5).", source="match.public")
+    rated = serializers.BooleanField(
+        help_text="It will count for the players' ratings once finished: asked so and not seeded (docs/ratings.md)."
+    )
     seq = serializers.IntegerField(source="match.seq")
     seats = SeatSerializer(many=True, source="match.seating")
     my_seat = serializers.IntegerField(allow_null=True)

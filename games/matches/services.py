@@ -58,11 +58,13 @@ def match_create(
     seed: int | None = None,
     seats: list[Any],
     public: bool = False,
+    rated: bool = True,
     client_seed: str | None = None,
     first_dealer: int | None = None,
 ) -> Membership:
     """A new match; it starts at once when no seat is open, else waits for players to join.
-    ``public``: any player may watch it (M5). ``first_dealer``: the seat that deals first (the service's
+    ``public``: any player may watch it (M5). ``rated``: false for a friendly match, which counts as
+    played but changes no rating (docs/ratings.md). ``first_dealer``: the seat that deals first (the service's
     own matches, such as the ladder's, L1); drawn otherwise (C11, C12v). Not an option of the API.
 
     C12v: a match without a ``seed`` draws its secret deal key and its commitment first of all, before
@@ -88,6 +90,7 @@ def match_create(
         options=checked,
         seed=seed,
         public=public,
+        rated=rated,
         deal_key=deal_key.hex() if deal_key is not None else "",
         deal_commitment=commitment,
         client_seeds=[client_seed if spec == "me" else None for spec in specs] if deal_key is not None else [],
@@ -273,7 +276,7 @@ def _ratings_events(match: Match, state: engine.State) -> list[engine.Event]:
         sitters=sitters,
         scoreboard=list(state.scoreboard),
         winners=list(state.winners or []),
-        rated=is_rated(seeded=match.seed is not None, cancelled=False, sitters=sitters),
+        rated=match.rated and is_rated(seeded=match.seed is not None, cancelled=False, sitters=sitters),
     )
     return [] if changes is None else [{"type": "ratings_updated", "seat": None, "data": {"seats": changes}}]
 

@@ -46,6 +46,20 @@ def test_two_players_queued_for_dos_are_seated_together_and_told():
     assert view["my_seat"] == ready[0]["data"]["seat"]
 
 
+def test_the_friendly_pool_seats_its_players_in_unrated_matches_apart_from_the_rated_pool():
+    ana, bea, cid, dee = (new_player(name) for name in ("ana", "bea", "cid", "dee"))
+    assert ana.post("/api/v1/queue/", {**DOS, "rated": False}).status_code == 201
+    assert bea.post("/api/v1/queue/", DOS).status_code == 201  # another pool: not seated with ana
+    assert ana.get("/api/v1/queue/").json()["match_id"] is None
+    assert cid.post("/api/v1/queue/", {**DOS, "rated": False}).status_code == 201
+    assert dee.post("/api/v1/queue/", DOS).status_code == 201
+    friendly, rated = ana.get("/api/v1/queue/").json()["match_id"], bea.get("/api/v1/queue/").json()["match_id"]
+    assert friendly == cid.get("/api/v1/queue/").json()["match_id"]
+    assert rated == dee.get("/api/v1/queue/").json()["match_id"]
+    assert ana.get(f"/api/v1/matches/{friendly}").json()["rated"] is False
+    assert bea.get(f"/api/v1/matches/{rated}").json()["rated"] is True
+
+
 def test_one_queue_at_a_time_and_leaving():
     ana = new_player("ana")
     assert ana.post("/api/v1/queue/", DOS).status_code == 201

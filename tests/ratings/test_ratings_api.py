@@ -80,6 +80,24 @@ def test_a_seeded_match_is_counted_but_not_rated() -> None:
     assert (row.rating, row.deviation, row.games, row.played) == (1500.0, 350.0, 0, 1)
 
 
+def test_a_friendly_match_is_counted_but_not_rated_and_says_so() -> None:
+    me = new_player()
+    created = me.post("/api/v1/matches/", {**DOS, "rated": False}).json()
+    assert created["rated"] is False
+    assert me.get("/api/v1/matches/").json()["results"][0]["rated"] is False
+    view = play_to_the_end(me, {**DOS, "rated": False})
+    url = f"/api/v1/matches/{view['id']}"
+    assert view["rated"] is False
+    assert "ratings_updated" not in [e["type"] for e in me.get(f"{url}/events", {"after": 0}).json()]
+    assert me.get(f"{url}/record").json()["rating_changes"] is None
+    row = Rating.objects.get(player=me.player, variant="dos")
+    assert (row.rating, row.deviation, row.games, row.played) == (1500.0, 350.0, 0, 1)
+    assert me.post("/api/v1/matches/", DOS).json()["rated"] is True  # by default
+    assert me.post("/api/v1/matches/", {**DOS, "seed": 5}).json()["rated"] is False  # seeded: never (C12)
+    refused = me.post("/api/v1/matches/", {**DOS, "rated": "no"})
+    assert refused.status_code == 400 and "rated" in refused.json()["errors"]
+
+
 def test_the_profile_shows_ratings_and_matches() -> None:
     me, other = new_player(), new_player()
     view = play_to_the_end(me, DOS)
