@@ -616,7 +616,8 @@ def main() -> None:
         if args.idle:
             idle = figures["idle"]
             print(f"  idle: {idle.get('connected')} connected ({idle.get('streams')} streams, "
-                  f"{idle.get('polls')} long polls, {idle.get('sockets')} sockets), {idle.get('errors')} errors; fan-out to {args.idle_per_player} "
+                  f"{idle.get('polls')} long polls, {idle.get('sockets')} sockets), {idle.get('errors')} errors; "
+                  f"fan-out to {args.idle_per_player} "
                   f"subscribers of a match: p50 {idle.get('fanout_ms', {}).get('p50')} ms, p99 "
                   f"{idle.get('fanout_ms', {}).get('p99')} ms ({idle.get('fanouts')} events); server memory "
                   f"{idle['server_rss_mb_before']} MB before, {idle['server_rss_mb_with_idle']} MB with them: "

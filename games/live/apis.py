@@ -35,6 +35,7 @@ from games.matches.selectors import (
     matches_in_order,
 )
 from games.matches.serializers import EVENT, MAX_SEQ, MatchSerializer
+from games.turns.feed import turns_of
 from games.turns.serializers import TurnSerializer
 from games.turns.tables import timings_of
 from tute_api.fields import QueryInteger
@@ -352,8 +353,10 @@ class MyTurnsApi(DeferrableApi):
     def get(self, request: Request) -> HttpResponseBase:
         query = self.QuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        return waits.turns_long_poll(
+        return waits.player_long_poll(
             player=request.user,
+            kind="turns",
             timeout=query.validated_data["wait"],
+            read=lambda: turns_of(player=request.user),
             answer=lambda found: Response(TurnsOutputSerializer({"turns": found}).data),
         )

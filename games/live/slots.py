@@ -27,7 +27,7 @@ TOO_MANY_CONNECTIONS = "too_many_connections"
 #: Seconds a player refused is asked to wait (``Retry-After``).
 RETRY_SECONDS = 5
 #: The kinds of connection that take a slot.
-KINDS = ("long_poll", "stream", "turns", "socket")
+KINDS = ("long_poll", "stream", "turns", "notices", "socket")
 
 _lock = threading.Lock()
 _open: Counter[str] = Counter()  # by player

@@ -8,8 +8,11 @@ misses nothing. Once the match is over and every event is sent, the stream ends.
 stream (M5) holds a :class:`~.watchers.Watch` while it is open, and touches no presence.
 
 Under ASGI the stream is :func:`aevent_stream`, an async generator: it awaits the channel holding no
-thread, reads each batch in a thread (:func:`_batch`), holds one of the player's slots (:mod:`.slots`),
+thread, reads each batch in a thread (:func:`_reader`), holds one of the player's slots (:mod:`.slots`),
 and ends with an event ``server_closing`` when the server shuts down (:mod:`.shutdown`).
+
+The loops themselves, :func:`sse_stream` (a thread's) and :func:`asse_stream` (a coroutine's), take any
+channel and reader: a player's own channel (``games.lobby.channel``) streams through them too.
 """
 
 from __future__ import annotations
@@ -33,6 +36,88 @@ from .watchers import Watch
 BATCH = 200
 
 
+#: One read of a stream: its next messages as ``(id, text)``, whether to read again at once (a full
+#: batch), and whether the stream is done (nothing more will come).
+Read = tuple[list[tuple[int, str]], bool, bool]
+
+
+def sse_stream(
+    *,
+    channel: str,
+    intro: str,
+    read: Callable[[int], Read],
+    after: int,
+    lifetime: float,
+    keepalive: float,
+    release: list[Callable[[], None]],
+) -> Iterator[str]:
+    """A ``text/event-stream`` in a thread (WSGI): ``intro``, then what ``read(after)`` finds, read again
+    whenever ``channel`` has news, ``: keep-alive`` when it has none for ``keepalive`` seconds, for at most
+    ``lifetime`` seconds. Subscribed before the first read, so no news between the two is missed. What
+    ``release`` holds is given back when the server closes the response."""
+    loop = _sse_loop(channel, intro, read, after, lifetime, keepalive)
+    return _Closing(loop, release) if release else loop
+
+
+def _sse_loop(
+    channel: str, intro: str, read: Callable[[int], Read], after: int, lifetime: float, keepalive: float
+) -> Generator[str]:
+    deadline = time.monotonic() + lifetime
+    yield intro
+    with channels.subscribe(channel) as subscription:
+        while True:
+            items, again, done = read(after)
+            for after, text in items:  # noqa: B007 - after: the last id sent
+                yield text
+            if again:
+                continue
+            if done:
+                return
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            if not subscription.wait(min(keepalive, left)):
+                yield ": keep-alive\n\n"
+
+
+async def asse_stream(
+    *,
+    channel: str,
+    intro: str,
+    read: Callable[[int], Read],
+    after: int,
+    lifetime: float,
+    keepalive: float,
+    release: list[Callable[[], None]],
+) -> AsyncIterator[str]:
+    """:func:`sse_stream` under ASGI: the same text, awaited on the channel with no thread held (each
+    ``read`` runs in a thread), ended by an event ``server_closing`` when the server shuts down; what
+    ``release`` holds is given back when the stream ends or the client leaves."""
+    try:
+        deadline = time.monotonic() + lifetime
+        yield intro
+        async with channels.asubscribe(channel) as subscription:
+            while True:
+                items, again, done = await in_thread(read)(after)
+                for after, text in items:  # noqa: B007 - after: the last id sent
+                    yield text
+                if again:
+                    continue
+                if done:
+                    return
+                if shutdown.draining():
+                    yield closing_event("shutdown")
+                    return
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                if not await subscription.wait(min(keepalive, left)) and not shutdown.draining():
+                    yield ": keep-alive\n\n"
+    finally:
+        for close in release:
+            close()
+
+
 def event_stream(
     *,
     match_id: UUID,
@@ -47,9 +132,15 @@ def event_stream(
     """The ``text/event-stream`` of the match's events after ``after``, for one viewer; ``watch``: a
     spectator's lease (already entered), renewed while the stream lasts and given back when the
     server closes the response; ``slot``: the player's (already taken), given back then too."""
-    events = _events(match_id, seat, player_id, after, lifetime, keepalive, watch)
-    closers = [c for c in (watch.leave if watch else None, slot.release if slot else None) if c]
-    return _Closing(events, closers) if closers else events
+    return sse_stream(
+        channel=channels.match_channel(match_id),
+        intro=_intro(match_id, after),
+        read=_reader(match_id, seat, player_id, watch),
+        after=after,
+        lifetime=lifetime,
+        keepalive=keepalive,
+        release=[c for c in (watch.leave if watch else None, slot.release if slot else None) if c],
+    )
 
 
 class _Closing(Iterator[str]):
@@ -71,21 +162,30 @@ class _Closing(Iterator[str]):
                 close()
 
 
-def _batch(
-    match_id: UUID, seat: int | None, player_id: object, after: int, watch: Watch | None
-) -> tuple[str | None, list[tuple[int, str]]]:
-    """One read of the stream: the match's status and its next events as ``(seq, text)``; the seat's
-    presence touched, the spectator's lease renewed, the connection given back."""
-    refresh_connection()
-    # The status first: a match read as over has every event of its log committed.
-    status = Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
-    rows = list(Event.objects.filter(match_id=match_id, seq__gt=after).order_by("seq")[:BATCH])
-    if seat is not None:  # a seated viewer is there; a spectator's stream touches nothing (M5)
-        presence.touch(match_id=match_id, player_id=player_id)
-    if watch is not None:
-        watch.renew()
-    release_connection()
-    return status, [(row.seq, _event_text(row, seat)) for row in rows]
+def _intro(match_id: UUID, after: int) -> str:
+    return f"retry: 1000\n: events of match {match_id} after {after}\n\n"
+
+
+def _reader(match_id: UUID, seat: int | None, player_id: object, watch: Watch | None) -> Callable[[int], Read]:
+    """One read of the stream: the match's next events, redacted for the seat; the seat's presence
+    touched, the spectator's lease renewed, the connection given back. Done once the match is over and
+    its last event sent."""
+
+    def read(after: int) -> Read:
+        refresh_connection()
+        # The status first: a match read as over has every event of its log committed.
+        status = Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
+        rows = list(Event.objects.filter(match_id=match_id, seq__gt=after).order_by("seq")[:BATCH])
+        if seat is not None:  # a seated viewer is there; a spectator's stream touches nothing (M5)
+            presence.touch(match_id=match_id, player_id=player_id)
+        if watch is not None:
+            watch.renew()
+        release_connection()
+        full = len(rows) == BATCH
+        over = status in (MatchStatus.FINISHED, MatchStatus.CANCELLED, None)
+        return [(row.seq, _event_text(row, seat)) for row in rows], full, over and not full
+
+    return read
 
 
 def _event_text(row: Event, seat: int | None) -> str:
@@ -99,7 +199,7 @@ def closing_event(reason: str) -> str:
     return f"event: server_closing\ndata: {data}\n\n"
 
 
-async def aevent_stream(
+def aevent_stream(
     *,
     match_id: UUID,
     seat: int | None,
@@ -110,53 +210,14 @@ async def aevent_stream(
     slot: connection_slot,
     watch: Watch | None = None,
 ) -> AsyncIterator[str]:
-    """:func:`event_stream` under ASGI: the same text, awaited on the channel with no thread held.
-    ``slot`` (taken) and ``watch`` (entered) are given back when the stream ends or the client leaves."""
-    try:
-        deadline = time.monotonic() + lifetime
-        yield f"retry: 1000\n: events of match {match_id} after {after}\n\n"
-        async with channels.asubscribe(channels.match_channel(match_id)) as subscription:
-            while True:
-                status, events = await in_thread(_batch)(match_id, seat, player_id, after, watch)
-                for seq, text in events:
-                    yield text
-                    after = seq
-                if len(events) == BATCH:
-                    continue
-                if status in (MatchStatus.FINISHED, MatchStatus.CANCELLED, None):
-                    return
-                if shutdown.draining():
-                    yield closing_event("shutdown")
-                    return
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return
-                if not await subscription.wait(min(keepalive, left)) and not shutdown.draining():
-                    yield ": keep-alive\n\n"
-    finally:
-        slot.release()
-        if watch is not None:
-            watch.leave()
-
-
-def _events(
-    match_id: UUID, seat: int | None, player_id: object, after: int, lifetime: float, keepalive: float,
-    watch: Watch | None,
-) -> Generator[str]:  # fmt: skip
-    deadline = time.monotonic() + lifetime
-    yield f"retry: 1000\n: events of match {match_id} after {after}\n\n"
-    with channels.subscribe(channels.match_channel(match_id)) as subscription:
-        while True:
-            status, events = _batch(match_id, seat, player_id, after, watch)
-            for seq, text in events:
-                yield text
-                after = seq
-            if len(events) == BATCH:
-                continue
-            if status in (MatchStatus.FINISHED, MatchStatus.CANCELLED, None):
-                return
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return
-            if not subscription.wait(min(keepalive, left)):
-                yield ": keep-alive\n\n"
+    """:func:`event_stream` under ASGI. ``slot`` (taken) and ``watch`` (entered) are given back when the
+    stream ends or the client leaves."""
+    return asse_stream(
+        channel=channels.match_channel(match_id),
+        intro=_intro(match_id, after),
+        read=_reader(match_id, seat, player_id, watch),
+        after=after,
+        lifetime=lifetime,
+        keepalive=keepalive,
+        release=[slot.release, *([watch.leave] if watch is not None else [])],
+    )

@@ -1,5 +1,5 @@
 """Long polls: a request that waits for news (``?after=&wait=`` on a match or its events,
-``/me/turns?wait=``) subscribes to its channel first and reads second, so that news published in
+``/me/turns?wait=``, ``/me/notices?wait=``) subscribes to its channel first and reads second, so that news published in
 between is not missed, then sleeps on the subscription holding no database connection.
 
 Two ways to wait, one answer:
@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextvars import ContextVar
+from typing import TypeVar
 from uuid import UUID
 
 from django.db import close_old_connections, connection
@@ -26,11 +27,12 @@ from django.http import HttpResponse, HttpResponseBase
 
 from games.matches.models import Match, MatchStatus
 from games.matches.selectors import MAX_WAIT_SECONDS, Membership, match_membership
-from games.turns.feed import Turn, turns_of
 from players.models import Player
 
 from . import channels, shutdown, watchers
 from .slots import connection_slot
+
+T = TypeVar("T")
 
 _deferring: ContextVar[bool] = ContextVar("live_waits_deferring", default=False)
 
@@ -134,20 +136,26 @@ def match_long_poll(
     return answer(Membership(fresh_match or match, membership.seat, spectator=membership.spectator))
 
 
-def turns_long_poll(
-    *, player: Player, timeout: float, answer: Callable[[list[Turn]], HttpResponseBase]
+def player_long_poll(
+    *,
+    player: Player,
+    kind: str,
+    timeout: float,
+    read: Callable[[], list[T]],
+    answer: Callable[[list[T]], HttpResponseBase],
 ) -> HttpResponseBase:
-    """``answer`` :func:`~games.turns.feed.turns_of`, waiting up to ``timeout`` seconds for a turn when
-    there is none."""
+    """``answer`` what ``read`` finds for the player (their turns, ``/me/turns``; their messages,
+    ``/me/notices``), waiting on the player's own channel up to ``timeout`` seconds when it finds nothing.
+    ``kind``: the slot the wait holds (:mod:`.slots`)."""
     if deferring():
-        found = turns_of(player=player)
+        found = read()
         if found or timeout <= 0 or shutdown.draining():
             return answer(found)
-        slot = connection_slot(player.pk, "turns").acquire()
+        slot = connection_slot(player.pk, kind).acquire()
         release_connection()
 
         def ready() -> bool:
-            has = bool(turns_of(player=player))
+            has = bool(read())
             release_connection()
             return has
 
@@ -155,17 +163,17 @@ def turns_long_poll(
             channel=channels.player_channel(player.pk),
             timeout=timeout,
             ready=ready,
-            answer=lambda: answer(turns_of(player=player)),
+            answer=lambda: answer(read()),
             release=[slot.release],
         )
     with channels.subscribe(channels.player_channel(player.pk)) as subscription:
-        found = turns_of(player=player)
+        found = read()
         if found or timeout <= 0:
             return answer(found)
-        with connection_slot(player.pk, "turns"):
+        with connection_slot(player.pk, kind):
             deadline = time.monotonic() + timeout
             while not found and (left := deadline - time.monotonic()) > 0:
                 release_connection()
                 if subscription.wait(left):
-                    found = turns_of(player=player)
+                    found = read()
     return answer(found)

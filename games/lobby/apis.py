@@ -5,7 +5,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from django.conf import settings
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotAcceptable, ValidationError
@@ -15,6 +15,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.live.apis import EventStreamRenderer
+from games.live.deferred import DeferrableApi
+from games.live.slots import connection_slot
 from games.matches import examples
 from games.matches.bodies import match_view
 from games.matches.serializers import MatchSerializer
@@ -178,7 +180,7 @@ class TableSeatApi(APIView):
         return Response(MatchSerializer(match_view(joined.match, joined.seat, joined.state)).data)
 
 
-class MyNoticesApi(APIView):
+class MyNoticesApi(DeferrableApi):
     @extend_schema(
         operation_id="me_notices",
         summary="The caller's own channel: a long poll",
@@ -190,16 +192,18 @@ class MyNoticesApi(APIView):
         examples=[NOTICES, OpenApiExample("Nothing yet", value={"notices": []}, response_only=True)],
         tags=["play now"],
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponseBase:
         query = NoticesQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        found = channel.notices_wait(
-            player=request.user, after=query.validated_data["after"], wait=query.validated_data["wait"]
+        return channel.notices_long_poll(
+            player=request.user,
+            after=query.validated_data["after"],
+            wait=query.validated_data["wait"],
+            answer=lambda found: Response(NoticeListSerializer({"notices": [notice_body(n) for n in found]}).data),
         )
-        return Response(NoticeListSerializer({"notices": [notice_body(n) for n in found]}).data)
 
 
-class MyNoticesStreamApi(APIView):
+class MyNoticesStreamApi(DeferrableApi):
     renderer_classes = [EventStreamRenderer, JSONRenderer]
 
     @extend_schema(
@@ -241,12 +245,14 @@ class MyNoticesStreamApi(APIView):
         if raw is not None and after is None:
             raise ValidationError({"after": ["A whole number."]})
         after = resume_after(request, after)
+        slot = connection_slot(request.user.pk, "stream").acquire()  # 429 beyond the player's cap
         response = StreamingHttpResponse(
             channel.notice_stream(
                 player=request.user,
                 after=after,
                 lifetime=settings.STREAM_MAX_SECONDS,
                 keepalive=settings.STREAM_KEEPALIVE_SECONDS,
+                slot=slot,
             ),
             content_type="text/event-stream",
         )

@@ -1,52 +1,64 @@
 """A player's own live channel: the long poll and the event stream of their messages (:mod:`.messages`).
 
-As a match's: subscribe to the player's channel first, read second, then sleep on the subscription
-holding no database connection. Reading the channel is a queued player's sign of life.
+Both wait as a match's do (``games.live``): subscribed to the player's channel first, read second, then
+asleep on the subscription holding no database connection, and under ASGI holding no thread either
+(:func:`games.live.waits.player_long_poll`, :func:`games.live.stream.asse_stream`). Reading the channel
+is a queued player's sign of life.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+
+from django.http import HttpResponseBase
 
 from games.live import channels
-from games.live.waits import refresh_connection, release_connection
+from games.live.slots import connection_slot
+from games.live.stream import Read, asse_stream, sse_stream
+from games.live.waits import deferring, player_long_poll, refresh_connection, release_connection
 from players.models import Player
 
 from .messages import sse_frame
 from .models import Notice
-from .selectors import notices_after
+from .selectors import NOTICES_BATCH, notices_after
 from .services import queue_touch
 
 
-def notices_wait(*, player: Player, after: int, wait: float) -> list[Notice]:
-    with channels.subscribe(channels.player_channel(player.pk)) as subscription:
+def notices_long_poll(
+    *, player: Player, after: int, wait: float, answer: Callable[[list[Notice]], HttpResponseBase]
+) -> HttpResponseBase:
+    """``answer`` the player's messages after ``after``, waiting up to ``wait`` seconds for one."""
+
+    def read() -> list[Notice]:
         queue_touch(player=player)
-        found = notices_after(player=player, after=after)
-        deadline = time.monotonic() + wait
-        while not found and (left := deadline - time.monotonic()) > 0:
-            release_connection()
-            if subscription.wait(left):
-                found = notices_after(player=player, after=after)
-    return found
+        return notices_after(player=player, after=after)
+
+    return player_long_poll(player=player, kind="notices", timeout=wait, read=read, answer=answer)
 
 
-def notice_stream(*, player: Player, after: int, lifetime: float, keepalive: float) -> Iterator[str]:
-    deadline = time.monotonic() + lifetime
-    yield f"retry: 1000\n: messages of player {player.pk} after {after}\n\n"
-    with channels.subscribe(channels.player_channel(player.pk)) as subscription:
-        while True:
-            refresh_connection()
-            queue_touch(player=player)
-            rows = notices_after(player=player, after=after)
-            release_connection()
-            for row in rows:
-                yield sse_frame(row)
-                after = row.pk
-            if rows:
-                continue
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return
-            if not subscription.wait(min(keepalive, left)):
-                yield ": keep-alive\n\n"
+def _reader(player: Player) -> Callable[[int], Read]:
+    def read(after: int) -> Read:
+        refresh_connection()
+        queue_touch(player=player)
+        rows = notices_after(player=player, after=after)
+        release_connection()
+        return [(row.pk, sse_frame(row)) for row in rows], len(rows) == NOTICES_BATCH, False
+
+    return read
+
+
+def notice_stream(
+    *, player: Player, after: int, lifetime: float, keepalive: float, slot: connection_slot
+) -> Iterator[str] | AsyncIterator[str]:
+    """The ``text/event-stream`` of the player's messages after ``after``: a coroutine's under ASGI, a
+    thread's otherwise; either gives ``slot`` (taken) back when it ends or the client leaves."""
+    stream = dict(
+        channel=channels.player_channel(player.pk),
+        intro=f"retry: 1000\n: messages of player {player.pk} after {after}\n\n",
+        read=_reader(player),
+        after=after,
+        lifetime=lifetime,
+        keepalive=keepalive,
+        release=[slot.release],
+    )
+    return asse_stream(**stream) if deferring() else sse_stream(**stream)  # type: ignore[arg-type]

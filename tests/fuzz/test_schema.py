@@ -69,11 +69,10 @@ def _config(examples: int) -> schemathesis.Config:
 def short_waits(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
     """A long poll of up to 30 s or a five-minute stream would hold the run: each wait here ends at once
     (tests/live check what the waits do), and a stream lasts a fraction of a second."""
-    after, turns = waits.match_long_poll, waits.turns_long_poll
+    after, mine = waits.match_long_poll, waits.player_long_poll
     monkeypatch.setattr(waits, "match_long_poll", lambda **kw: after(**{**kw, "wait": min(kw["wait"], 0.01)}))
-    monkeypatch.setattr(waits, "turns_long_poll", lambda **kw: turns(**{**kw, "timeout": min(kw["timeout"], 0.01)}))
-    notices = lobby_channel.notices_wait
-    monkeypatch.setattr(lobby_channel, "notices_wait", lambda **kw: notices(**{**kw, "wait": min(kw["wait"], 0.01)}))
+    monkeypatch.setattr(waits, "player_long_poll", lambda **kw: mine(**{**kw, "timeout": min(kw["timeout"], 0.01)}))
+    monkeypatch.setattr(lobby_channel, "player_long_poll", waits.player_long_poll)  # imported by name there
     settings.STREAM_MAX_SECONDS = 0.05
     settings.STREAM_KEEPALIVE_SECONDS = 0.02
 

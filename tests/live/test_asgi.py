@@ -142,6 +142,57 @@ def test_more_waits_than_threads_hold_no_thread_and_news_wakes_them_all(server: 
     assert woken_in < 10  # a bound for a fault, not a speed figure
 
 
+@pytest.mark.server_env(LIVE_CONNECTIONS_PER_PLAYER="500")
+def test_the_players_own_channel_holds_no_thread_and_a_message_reaches_its_streams_as_it_comes(
+    server: Server,
+) -> None:
+    """``/me/notices?wait=`` and ``/me/notices/stream`` wait as a match's waits do: more of them than the
+    server has threads, the server still answers, and the queue's ``match_ready`` reaches each at once (a
+    sync stream under ASGI would be read whole before its first byte is sent: after its lifetime)."""
+    ana, bea = _player(server.base, "ana"), _player(server.base, "bea")
+    me = f"{server.base}/api/v1/me/notices"
+    waits = 30  # of each kind: 15 times the server's threads in all
+
+    async def run() -> tuple[list[httpx.Response], list[str], int, float]:
+        limits = httpx.Limits(max_connections=2 * waits + 10)
+        async with httpx.AsyncClient(limits=limits, timeout=30) as client:
+            polls = [asyncio.create_task(client.get(f"{me}?wait=25", headers=ana)) for _ in range(waits)]
+            firsts: list[str] = []
+            opened = asyncio.Event()
+
+            async def stream() -> str:
+                async with client.stream("GET", f"{me}/stream", headers={**ana, "Accept": "text/event-stream"}) as a:
+                    assert a.status_code == 200
+                    lines = a.aiter_lines()
+                    firsts.append(await anext(lines))  # the intro comes at once
+                    if len(firsts) == waits:
+                        opened.set()
+                    async for line in lines:
+                        if line.startswith("event: "):
+                            return line
+                return ""
+
+            streams = [asyncio.create_task(stream()) for _ in range(waits)]
+            await asyncio.wait_for(opened.wait(), 20)
+            await asyncio.sleep(1)  # every poll is in its wait
+            assert not any(p.done() for p in polls + streams)
+            threads = server.threads()
+            body = {"variant": "dos", "options": {"games_to_win": 1}}
+            started = time.monotonic()
+            for auth in (ana, bea):
+                assert (await client.post(f"{server.base}/api/v1/queue/", json=body, headers=auth)).status_code == 201
+            answers = await asyncio.gather(*polls)
+            kinds = await asyncio.wait_for(asyncio.gather(*streams), 10)
+            return answers, kinds, threads, time.monotonic() - started
+
+    answers, kinds, threads, told_in = asyncio.run(run())
+    assert threads < 2 * waits  # the waits hold no thread of their own
+    assert [a.status_code for a in answers] == [200] * waits
+    assert all(a.json()["notices"][0]["kind"] == "match_ready" for a in answers)
+    assert kinds == ["event: match_ready"] * waits
+    assert told_in < 10  # a bound for a fault, not a speed figure
+
+
 @pytest.mark.server_env(LIVE_CONNECTIONS_PER_PLAYER="3")
 def test_waits_beyond_the_players_cap_get_429_and_another_player_is_served(server: Server) -> None:
     auth, other = _player(server.base, "greedy"), _player(server.base, "other")
