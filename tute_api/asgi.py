@@ -3,7 +3,8 @@
 Every HTTP endpoint is served through Django's ASGI handler: the waiting ones (long polls, the event
 stream, ``/me/turns?wait=``) are coroutines that hold no thread while they wait (``games/live/deferred.py``),
 the others are Django's sync views (measured in docs/performance.md). Channels' ``ProtocolTypeRouter``
-routes by protocol: ``"websocket"`` goes to the match sockets of Django Channels (``games/live/sockets.py``).
+routes by protocol: ``"websocket"`` goes to the sockets of Django Channels: a match's (``games/live/sockets.py``)
+and a player's own channel (``games/lobby/sockets.py``).
 The ``lifespan`` app chains the clean shutdown (``games/live/shutdown.py``) to the server's signals.
 """
 
@@ -22,8 +23,9 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.core.handlers.asgi import ASGIHandler  # noqa: E402
 
+from games.live import routing as live_routing  # noqa: E402
 from games.live import shutdown  # noqa: E402
-from games.live.routing import websocket_urlpatterns  # noqa: E402
+from games.lobby import routing as lobby_routing  # noqa: E402
 
 #: The requests that may wait: a stream, or a long poll (``wait=`` in the query).
 WAITING = re.compile(rb"(^|&)wait=[1-9]")
@@ -71,7 +73,7 @@ async def lifespan(scope: dict[str, Any], receive: Any, send: Any) -> None:
 application = ProtocolTypeRouter(
     {
         "http": django_application,
-        "websocket": URLRouter(websocket_urlpatterns),
+        "websocket": URLRouter(live_routing.websocket_urlpatterns + lobby_routing.websocket_urlpatterns),
         "lifespan": lifespan,
     }
 )

@@ -108,7 +108,33 @@ class _Read:
     over: bool
 
 
-def _unavailable() -> dict[str, Any]:
+def header_token(scope: dict[str, Any]) -> str | None:
+    """The bearer token of a socket's handshake (``""`` for another scheme), or None without the header."""
+    for name, value in scope.get("headers", []):
+        if name.lower() == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            return token.strip() if scheme.lower() == "bearer" else ""
+    return None
+
+
+async def socket_player(token: str) -> Player | None:
+    """The player of a socket's token, looked up as the HTTP API does; None for a token that is not valid."""
+    valid = 0 < len(token) <= MAX_TOKEN_LENGTH  # as the HTTP API reads the header
+    return await database_sync_to_async(player_by_token)(token) if valid else None
+
+
+#: The refusal of a token that is not valid.
+BAD_TOKEN = problem(401, "authentication_failed", "The token is not valid (it may have been rotated).")
+#: The refusal of a socket that sent no token in time, or another frame first.
+NO_TOKEN = problem(401, "not_authenticated", "Send {\"type\": \"auth\", \"token\": …} first.")
+
+
+def close_code(status: int) -> int:
+    """The close code of a refusal's HTTP status (:data:`CLOSE_CODES`)."""
+    return _CLOSE_OF_STATUS.get(status, 4503)
+
+
+def unavailable() -> dict[str, Any]:
     return problem(503, "service_unavailable", "A dependency of the service is away; try again in a moment.")
 
 
@@ -139,7 +165,7 @@ def act(*, player: Player, match_id: UUID, frame: dict[str, Any]) -> tuple[int, 
         return exc.status_code, problem_of(exc)
     except DatabaseError:
         logger.exception("The database failed a socket's action on match %s", match_id)
-        return 503, _unavailable()
+        return 503, unavailable()
 
 
 class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
@@ -171,24 +197,18 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             self.tasks.append(asyncio.create_task(self._auth_deadline()))
 
     def _header_token(self) -> str | None:
-        for name, value in self.scope.get("headers", []):
-            if name.lower() == b"authorization":
-                scheme, _, token = value.decode("latin-1").partition(" ")
-                return token.strip() if scheme.lower() == "bearer" else ""
-        return None
+        return header_token(self.scope)
 
     async def _auth_deadline(self) -> None:
         await asyncio.sleep(AUTH_SECONDS)
         if self.player is None:
-            await self._refuse(problem(401, "not_authenticated", "Send {\"type\": \"auth\", \"token\": …} first."))
+            await self._refuse(NO_TOKEN)
 
     async def _start(self, token: str) -> None:
         try:
-            valid = 0 < len(token) <= MAX_TOKEN_LENGTH  # as the HTTP API reads the header
-            player = await database_sync_to_async(player_by_token)(token) if valid else None
+            player = await socket_player(token)
             if player is None:
-                detail = "The token is not valid (it may have been rotated)."
-                await self._refuse(problem(401, "authentication_failed", detail))
+                await self._refuse(BAD_TOKEN)
                 return
             membership = await database_sync_to_async(match_membership)(match_id=self.match_id, player=player)
             self.player, self.seat = player, membership.seat
@@ -201,7 +221,7 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return
         except Exception:  # the database or the channel layer is away
             logger.exception("A socket on match %s could not start", self.match_id)
-            await self._refuse(_unavailable())
+            await self._refuse(unavailable())
             return
         await self.send_json(
             {
@@ -259,7 +279,7 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                     read = await database_sync_to_async(self._read)()
                 except Exception:
                     logger.exception("A socket on match %s could not read its events", self.match_id)
-                    await self._refuse(_unavailable())
+                    await self._refuse(unavailable())
                     return
                 for event in read.events:
                     await self.send_json({"type": "event", "event": event})
@@ -334,7 +354,7 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if self.closed:
             return
         await self.send_json({"type": "error", "status": body["status"], "problem": body})
-        await self._close(_CLOSE_OF_STATUS.get(body["status"], 4503), body["code"])
+        await self._close(close_code(body["status"]), body["code"])
 
     async def _close(self, code: int, reason: str) -> None:
         if not self.closed:
