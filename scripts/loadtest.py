@@ -17,7 +17,9 @@ long-polling ``GET /matches/{id}?after=<seq>&wait=10`` until the bots have playe
 actions per second (the clients' POSTs), the latency percentiles of the action POST as the clients
 see it (connection kept alive), the wait for the bots' turns, the count of errors (any failed
 request, any unexpected status), and the CPU time the web server and the worker spent per action,
-with the share of the machine they got (the machine may be busy with other work).
+with the share of the machine they got (the machine may be busy with other work). Then, with the
+service stopped, the database's ceiling on the same server: pgbench running the statements an action
+makes (``PGBENCH_ACTION``, ``--pgbench-seconds``, as many clients), and the service's share of it.
 """
 
 from __future__ import annotations
@@ -29,11 +31,13 @@ import math
 import multiprocessing
 import os
 import random
+import re
 import secrets
 import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -325,6 +329,55 @@ def tree_rss_bytes(root: int) -> int:
 # -- the service --------------------------------------------------------------------------------
 
 
+# -- the database's ceiling: pgbench with the statements an action makes -----------------------------
+
+#: One mover's share of an action, as the service runs it (the SQL of POST /matches/{id}/actions, read
+#: with Django's query log): the player by token; the match locked; its events appended and the match
+#: (its snapshot too) updated in one statement. Each pgbench client works on a match of its own.
+PGBENCH_ACTION = r"""
+SELECT id AS mid, seq AS s FROM games_match WHERE state IS NOT NULL ORDER BY id OFFSET :client_id LIMIT 1 \gset
+SELECT p.id, p.username, p.created_at FROM players_player p JOIN players_token t ON t.player_id = p.id
+  WHERE t.digest = ':digest';
+BEGIN;
+SELECT seq AS s FROM games_match WHERE id = ':mid' FOR UPDATE \gset
+WITH appended AS (INSERT INTO games_event (match_id, seq, type, seat, data, created_at)
+  VALUES (':mid', :s + 1, 'card_played', 0, '{"card": "E1"}', now()))
+UPDATE games_match SET seq = :s + 1, state = jsonb_set(state, '{pgbench}', to_jsonb(:s + 1)), updated_at = now()
+  WHERE id = ':mid';
+COMMIT;
+"""
+
+
+def pgbench_ceiling(database: str, clients: int, seconds: float) -> dict[str, Any]:
+    """Transactions a second of :data:`PGBENCH_ACTION` on the same server, ``clients`` at once: a mover's
+    work; an action against bots is two of them (the human's, the bots'), so the ceiling in actions a
+    second is half. Run after the load, on the load test's own database (its matches and a token)."""
+    import psycopg
+
+    with psycopg.connect(dbname=database, autocommit=True, connect_timeout=5, **PG) as conn:
+        digest = conn.execute("SELECT digest FROM players_token LIMIT 1").fetchone()
+        matches = conn.execute("SELECT count(*) FROM games_match WHERE state IS NOT NULL").fetchone()
+    if digest is None or matches is None or matches[0] < clients:
+        return {"error": f"not enough matches in {database} for {clients} pgbench clients"}
+    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as script:
+        script.write(PGBENCH_ACTION)
+    try:
+        done = subprocess.run(
+            ["pgbench", "-n", "-h", PG["host"], "-p", str(PG["port"]), "-U", PG["user"], "-c", str(clients),
+             "-j", str(min(clients, os.cpu_count() or 1)), "-T", str(max(1, round(seconds))), "-D",
+             f"digest={digest[0]}", "-f", script.name, database],
+            capture_output=True, text=True, timeout=seconds + 60,
+        )  # fmt: skip
+    finally:
+        os.unlink(script.name)
+    found = re.search(r"tps = ([0-9.]+)", done.stdout)
+    if done.returncode != 0 or found is None:
+        return {"error": (done.stderr or done.stdout).strip()[-300:]}
+    tps = float(found.group(1))
+    return {"clients": clients, "seconds": round(seconds), "transactions_per_second": round(tps),
+            "actions_per_second": round(tps / 2)}  # fmt: skip
+
+
 def pg_admin(sql: str) -> None:
     import psycopg
 
@@ -430,6 +483,8 @@ def main() -> None:
     parser.add_argument("--client-processes", type=int, default=0,
                         help="processes the clients run in (default: one per client, as separate devices)")
     parser.add_argument("--database", default="tute_loadtest")
+    parser.add_argument("--pgbench-seconds", type=float, default=15,
+                        help="after the load, pgbench the statements of an action this long (0: no ceiling)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, _interrupted)  # as Ctrl-C: stop what was started, drop the database
@@ -530,6 +585,9 @@ def main() -> None:
             idle_process.join(30)
         measured = args.seconds - args.warmup
         load_after = os.getloadavg()[0]
+        stop(web)
+        stop(worker)
+        ceiling = pgbench_ceiling(args.database, args.clients, args.pgbench_seconds) if args.pgbench_seconds else {}
     finally:
         stop(web)
         stop(worker)
@@ -590,6 +648,12 @@ def main() -> None:
             "load_1min_after": round(load_after, 2),
         },
     }
+    if ceiling:
+        figures["ceiling"] = {
+            **ceiling,
+            "service_share": round(figures["actions_per_second"] / ceiling["actions_per_second"], 3)
+            if ceiling.get("actions_per_second") else None,
+        }  # fmt: skip
     if args.idle:
         figures["idle"] = {
             **(idle_result or {}),
@@ -622,6 +686,14 @@ def main() -> None:
                   f"{idle.get('fanout_ms', {}).get('p99')} ms ({idle.get('fanouts')} events); server memory "
                   f"{idle['server_rss_mb_before']} MB before, {idle['server_rss_mb_with_idle']} MB with them: "
                   f"{idle['server_mb_per_1000_connections']} MB per 1,000 connections")  # fmt: skip
+        if "ceiling" in figures:
+            found = figures["ceiling"]
+            if "error" in found:
+                print(f"  ceiling: pgbench failed: {found['error']}")
+            else:
+                print(f"  ceiling: pgbench, the statements of an action, {found['clients']} clients: "
+                      f"{found['transactions_per_second']} transactions/s = {found['actions_per_second']} actions/s "
+                      f"(two per action); the service ran at {100 * found['service_share']:.1f}% of it")  # fmt: skip
         machine, cpu = figures["machine"], figures["cpu_ms_per_action"]
         print(f"  CPU per action: web {cpu['web']} ms, worker {cpu['worker']} ms, clients {cpu['clients']} ms")
         print(f"  machine: {machine['cpus']} CPUs, {100 * (machine['busy_share'] or 0):.0f}% busy, of which "

@@ -41,7 +41,7 @@ def test_a_short_load_test_plays_without_errors_and_reports_its_figures() -> Non
     _services_or_skip()
     run = subprocess.run(
         [sys.executable, "scripts/loadtest.py", "--clients", "2", "--seconds", "6", "--warmup", "1",
-         "--port", str(services.free_port()), "--database", DATABASE, "--json"],
+         "--port", str(services.free_port()), "--database", DATABASE, "--pgbench-seconds", "2", "--json"],
         cwd=BASE_DIR, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
@@ -51,6 +51,9 @@ def test_a_short_load_test_plays_without_errors_and_reports_its_figures() -> Non
     assert 0 < latency["p50"] <= latency["p95"] <= latency["p99"] <= latency["max"]
     assert figures["server"]["client_processes"] == 2 and figures["cpu_ms_per_action"]["web"] > 0
     assert figures["cpu_ms_per_action"]["clients"] > 0 and 0 <= figures["machine"]["clients_share"] < 1
+    ceiling = figures["ceiling"]  # pgbench on the same server, the statements of an action
+    assert ceiling["transactions_per_second"] > 0 and ceiling["actions_per_second"] > 0, ceiling
+    assert 0 < ceiling["service_share"] < 1, ceiling
 
 
 @pytest.mark.worker
@@ -58,7 +61,8 @@ def test_clients_that_think_before_each_action_play_no_faster_than_they_think() 
     _services_or_skip()
     run = subprocess.run(
         [sys.executable, "scripts/loadtest.py", "--clients", "2", "--seconds", "5", "--warmup", "1",
-         "--think-ms", "200", "--port", str(services.free_port()), "--database", DATABASE, "--json"],
+         "--think-ms", "200", "--port", str(services.free_port()), "--database", DATABASE, "--pgbench-seconds", "0",
+         "--json"],
         cwd=BASE_DIR, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
