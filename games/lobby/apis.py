@@ -103,9 +103,10 @@ class QueueApi(APIView):
 class OpenTablesApi(APIView):
     @extend_schema(
         operation_id="tables_open",
-        summary="Open tables: matches anyone may sit at",
-        description="Matches created with `POST /tables/`, waiting for players, the latest first (at most "
-        f"{selectors.OPEN_TABLES_LISTED}). Take a seat with `POST /tables/{{match_id}}/seat`, no invite code.",
+        summary="Open tables: matches and rooms anyone may join",
+        description="Matches created with `POST /tables/`, waiting for players, and rooms created `open`, in their "
+        f"lobby with room for more, the latest first (at most {selectors.OPEN_TABLES_LISTED}). No invite code: "
+        "take a seat of a match with `POST /tables/{id}/seat`, join a room with `POST /rooms/{id}/join`.",
         responses={200: OpenTableSerializer(many=True), **problems(401, 429)},
         examples=[OPEN_TABLES],
         tags=["play now"],
@@ -113,17 +114,15 @@ class OpenTablesApi(APIView):
     def get(self, request: Request) -> Response:
         rows = [
             {
-                "match_id": t.table.match_id,
-                "variant": t.table.match.variant,
-                "options": t.table.match.options,
-                "seats": len(t.table.match.seating),
+                "kind": t.kind,
+                "id": t.id,
+                "match_id": t.match_id,
+                "variant": t.variant,
+                "options": t.options,
+                "seats": t.seats,
                 "seats_free": t.seats_free,
-                "host": {
-                    "id": t.table.match.created_by_id,
-                    "username": t.table.match.created_by.username,
-                    "rating": t.host_rating,
-                },
-                "created_at": t.table.created_at,
+                "host": {"id": t.host.pk, "username": t.host.username, "rating": t.host_rating},
+                "created_at": t.created_at,
             }
             for t in selectors.open_tables()
         ]

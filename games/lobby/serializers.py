@@ -132,12 +132,19 @@ class HostSerializer(serializers.Serializer):
 
 
 class OpenTableSerializer(serializers.Serializer):
-    # A match anyone may sit at: POST /tables/{match_id}/seat.
-    match_id = serializers.UUIDField()
+    # A match anyone may sit at (POST /tables/{id}/seat), or an open room anyone may join (POST /rooms/{id}/join).
+    kind = serializers.ChoiceField(
+        choices=["match", "room"], help_text="`match`: sit with `POST /tables/{id}/seat`; `room`: join with "
+        "`POST /rooms/{id}/join`."
+    )  # fmt: skip
+    id = serializers.UUIDField(help_text="The match's id, or the room's.")
+    match_id = serializers.UUIDField(allow_null=True, help_text="The match's id; null for a room.")
     variant = serializers.CharField()
     options = OptionsField()
-    seats = serializers.IntegerField()
-    seats_free = serializers.IntegerField()
+    seats = serializers.IntegerField(help_text="The seats of the match (of a room's next match).")
+    seats_free = serializers.IntegerField(
+        help_text="Seats nobody took (in a room: seats beyond its members, which bots take if nobody joins)."
+    )
     host = HostSerializer()
     created_at = serializers.DateTimeField()
 
@@ -145,6 +152,8 @@ class OpenTableSerializer(serializers.Serializer):
 OPEN_TABLES = OpenApiExample(
     "One table",
     value={
+        "kind": "match",
+        "id": MATCH_ID,
         "match_id": MATCH_ID,
         "variant": "dos",
         "options": {"games_to_win": 1, "hand_size": 8, "declarations": "auto"},

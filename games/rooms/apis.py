@@ -95,6 +95,22 @@ class RoomJoinApi(APIView):
         return _room(services.room_join(player=request.user, code=serializer.validated_data["invite_code"]))
 
 
+class RoomJoinOpenApi(APIView):
+    @extend_schema(
+        operation_id="rooms_join_open",
+        summary="Join an open room, without its code",
+        description="A room created `open` (listed in `GET /tables/open`); any other room is 404, as a wrong "
+        "invite code is. Joining again changes nothing.",
+        request=None,
+        parameters=[ROOM_ID],
+        responses={200: RoomSerializer, **problems(401, 404, 429, s404="`room_not_found`.")},
+        examples=[ROOM],
+        tags=["rooms"],
+    )
+    def post(self, request: Request, room_id: UUID) -> Response:
+        return _room(services.room_join_open(player=request.user, room_id=room_id))
+
+
 class RoomDetailApi(APIView):
     @extend_schema(
         operation_id="rooms_retrieve",

@@ -26,6 +26,11 @@ class Room(models.Model):
     reconnect_grace = models.PositiveIntegerField(null=True, blank=True)
     turn_seconds = models.PositiveIntegerField(null=True, blank=True)
     public = models.BooleanField(default=False, help_text="Its matches may be watched by any player (M5).")
+    open = models.BooleanField(
+        default=False,
+        help_text="Anyone may join without the invite code (POST /rooms/{id}/join); listed in GET /tables/open "
+        "while in its lobby.",
+    )
     match = models.ForeignKey(
         Match, on_delete=models.SET_NULL, null=True, blank=True, related_name="+", help_text="The latest match."
     )

@@ -43,6 +43,11 @@ class RoomInputSerializer(serializers.Serializer):
         required=False,
         help_text="The room's matches are public: any player may watch them (RULES.md M5); false by default.",
     )
+    open = JSONBoolean(
+        required=False,
+        help_text="Anyone may join without the invite code (`POST /rooms/{id}/join`); listed in "
+        "`GET /tables/open` while in its lobby; false by default.",
+    )
 
 
 @extend_schema_field({"type": "string", "minLength": 1, "maxLength": 16, "deprecated": True})
@@ -109,6 +114,9 @@ class RoomSerializer(OutputSerializer):
     bot = serializers.CharField(source="room.bot")
     table_options = TableOptionsSerializer()
     public = serializers.BooleanField(help_text="Its matches may be watched by any player (M5).", source="room.public")
+    open = serializers.BooleanField(
+        help_text="Anyone may join without the invite code; listed in the open tables.", source="room.open"
+    )
     members = MemberSerializer(many=True)
     match = RoomMatchSerializer(
         allow_null=True, help_text="The latest match started from the room.", source="room.match"
@@ -130,6 +138,7 @@ _ROOM: dict[str, Any] = {
     "bot": "level-2",
     "table_options": {"presence_timeout": 20, "reconnect_grace": 60, "turn_seconds": None},
     "public": False,
+    "open": False,
     "members": [
         {"id": "5f0c8a9e-3d1b-4c55-9a3e-0f6f2a1b7c11", "username": "ana", "joined_at": _AT},
         {"id": "0a6d1c2b-9e8f-4a7b-b6c5-d4e3f2a1b0c9", "username": "bea", "joined_at": _AT},

@@ -40,11 +40,12 @@ def room_create(
     bot: str = "level-2",
     table_options: dict[str, int | None] | None = None,
     public: bool = False,
+    open: bool = False,
 ) -> Room:
     """A new room with the player as its host and only member; ``public``: its matches may be
-    watched by any player (M5)."""
+    watched by any player (M5); ``open``: anyone may join it without the code (:func:`room_join_open`)."""
     now = timezone.now()
-    room = Room(host=player, code=_new_code(), created_at=now, updated_at=now, public=public)
+    room = Room(host=player, code=_new_code(), created_at=now, updated_at=now, public=public, open=open)
     _configure(room, variant=variant, options=options, bot=bot, table_options=table_options)
     room.save(force_insert=True)
     RoomMember.objects.create(room=room, player=player, joined_at=now)
@@ -64,6 +65,19 @@ def room_join(*, player: Player, code: str) -> Room:
 
 
 @transaction.atomic
+def room_join_open(*, player: Player, room_id: UUID) -> Room:
+    """Join an open room without its code (joining again changes nothing); a room that is not open is
+    404 ``room_not_found``, as a wrong code is: it tells a stranger nothing."""
+    room = Room.objects.select_for_update().filter(pk=room_id, closed=False, open=True).first()
+    if room is None:
+        raise NotFound("No open room has this id.", code=ErrorCode.ROOM_NOT_FOUND)
+    RoomMember.objects.get_or_create(room=room, player=player)
+    room.updated_at = timezone.now()
+    room.save(update_fields=["updated_at"])
+    return room
+
+
+@transaction.atomic
 def room_update(
     *,
     player: Player,
@@ -73,12 +87,15 @@ def room_update(
     bot: str | None = None,
     table_options: dict[str, int | None] | None = None,
     public: bool | None = None,
+    open: bool | None = None,
 ) -> Room:
-    """The host changes the next match's variant, options, bot, table options or whether it is public
-    (in the lobby)."""
+    """The host changes the next match's variant, options, bot, table options, whether it is public or
+    whether it is open (in the lobby)."""
     room = _hosted_in_lobby(player, room_id)
     if public is not None:
         room.public = public
+    if open is not None:
+        room.open = open
     _configure(
         room,
         variant=variant or room.variant,

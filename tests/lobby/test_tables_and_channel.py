@@ -37,6 +37,41 @@ def test_a_table_needs_an_open_seat_and_a_plain_match_is_not_listed():
     assert host.get("/api/v1/tables/open").json() == []
 
 
+def test_an_open_room_is_listed_in_its_lobby_and_anyone_joins_it_without_the_code():
+    host, ana, bea, cid = (new_player(name) for name in ("host", "ana", "bea", "cid"))
+    body = {"variant": "individual", "options": {"players": 3, "games_to_win": 1}, "open": True}
+    room = host.post("/api/v1/rooms/", body).json()
+    assert room["open"] is True
+    closed = host.post("/api/v1/rooms/", {"variant": "dos"}).json()  # not open: not listed, not joinable
+    [listed] = ana.get("/api/v1/tables/open").json()
+    assert (listed["kind"], listed["id"], listed["match_id"]) == ("room", room["id"], None)
+    assert (listed["seats"], listed["seats_free"], listed["host"]["id"]) == (3, 2, room["host"])
+    joined = ana.post(f"/api/v1/rooms/{room['id']}/join")
+    assert joined.status_code == 200 and [m["id"] for m in joined.json()["members"]][1] == str(ana.player.pk)
+    assert ana.post(f"/api/v1/rooms/{room['id']}/join").status_code == 200  # again: nothing changes
+    assert [t["seats_free"] for t in bea.get("/api/v1/tables/open").json()] == [1]
+    refused = bea.post(f"/api/v1/rooms/{closed['id']}/join")
+    assert refused.status_code == 404 and refused.json()["code"] == "room_not_found"
+    assert len(host.get(f"/api/v1/rooms/{closed['id']}").json()["members"]) == 1
+    assert bea.post(f"/api/v1/rooms/{room['id']}/join").status_code == 200
+    assert cid.get("/api/v1/tables/open").json() == []  # full: three members for three seats
+    assert bea.post(f"/api/v1/rooms/{room['id']}/leave").status_code == 200  # room for one more
+    assert cid.get("/api/v1/tables/open").json()[0]["seats_free"] == 1
+
+
+def test_a_room_playing_or_made_private_is_not_listed():
+    host, ana = new_player("host"), new_player("ana")
+    room = host.post("/api/v1/rooms/", {"variant": "dos", "options": {"games_to_win": 1}, "open": True}).json()
+    assert host.post(f"/api/v1/rooms/{room['id']}/start").status_code == 200  # a bot takes the other seat
+    assert ana.get("/api/v1/tables/open").json() == []
+    other = host.post("/api/v1/rooms/", {"variant": "dos", "open": True}).json()
+    assert [t["id"] for t in ana.get("/api/v1/tables/open").json()] == [other["id"]]
+    made_private = host.client.patch(f"/api/v1/rooms/{other['id']}", {"open": False}, format="json")
+    assert made_private.status_code == 200 and made_private.json()["open"] is False
+    assert ana.get("/api/v1/tables/open").json() == []
+    assert ana.post(f"/api/v1/rooms/{other['id']}/join").status_code == 404
+
+
 @pytest.mark.django_db(transaction=True)  # the stream closes its connection between reads
 def test_the_channel_streams_its_messages_without_a_card(settings):
     settings.STREAM_MAX_SECONDS = 0.2
