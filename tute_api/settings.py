@@ -365,9 +365,19 @@ LIVE_UPDATES_URL = env.str(
 CHANNEL_LAYER_URL = env.str("CHANNEL_LAYER_URL", default=LIVE_UPDATES_URL)
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
-        # A Redis that is away fails a socket's start fast (4503), instead of hanging it.
-        "CONFIG": {"hosts": [{"address": CHANNEL_LAYER_URL, "socket_connect_timeout": 2}]},
+        "BACKEND": "games.live.layers.RedisChannelLayer",
+        # A Redis that is away fails a socket's start fast (4503), instead of hanging it; a socket waits
+        # up to 5 s for one of the process's CHANNEL_LAYER_CONNECTIONS connections (a reconnect storm).
+        "CONFIG": {
+            "hosts": [
+                {
+                    "address": CHANNEL_LAYER_URL,
+                    "socket_connect_timeout": 2,
+                    "max_connections": env.int("CHANNEL_LAYER_CONNECTIONS", default=50),
+                    "timeout": 5,
+                }
+            ]
+        },
     }
     if CHANNEL_LAYER_URL.startswith(("redis://", "rediss://"))
     else {"BACKEND": "channels.layers.InMemoryChannelLayer"}

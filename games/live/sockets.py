@@ -38,7 +38,6 @@ from urllib.parse import parse_qs
 from uuid import UUID
 
 from asgiref.sync import async_to_sync
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
@@ -61,6 +60,7 @@ from players.models import Player
 from players.selectors import player_by_token
 from tute_api.errors import problem, problem_of
 from tute_api.idempotency import idempotency_for
+from tute_api.threads import in_thread
 from tute_api.throttling import PlayerRateThrottle
 
 from . import watchers
@@ -120,7 +120,7 @@ def header_token(scope: dict[str, Any]) -> str | None:
 async def socket_player(token: str) -> Player | None:
     """The player of a socket's token, looked up as the HTTP API does; None for a token that is not valid."""
     valid = 0 < len(token) <= MAX_TOKEN_LENGTH  # as the HTTP API reads the header
-    return await database_sync_to_async(player_by_token)(token) if valid else None
+    return await in_thread(player_by_token)(token) if valid else None
 
 
 #: The refusal of a token that is not valid.
@@ -210,12 +210,12 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             if player is None:
                 await self._refuse(BAD_TOKEN)
                 return
-            membership = await database_sync_to_async(match_membership)(match_id=self.match_id, player=player)
+            membership = await in_thread(match_membership)(match_id=self.match_id, player=player)
             self.player, self.seat = player, membership.seat
-            await database_sync_to_async(self._lease)(membership.spectator)
+            await in_thread(self._lease)(membership.spectator)
             if self.channel_layer is not None:
                 await self.channel_layer.group_add(group_of(self.match_id), self.channel_name)
-            self.keepalive = await database_sync_to_async(self._keepalive)(membership.spectator)
+            self.keepalive = await in_thread(self._keepalive)(membership.spectator)
         except exceptions.APIException as exc:
             await self._refuse(problem_of(exc))
             return
@@ -276,7 +276,7 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         async with self.reading:
             while not self.closed:
                 try:
-                    read = await database_sync_to_async(self._read)()
+                    read = await in_thread(self._read)()
                 except Exception:
                     logger.exception("A socket on match %s could not read its events", self.match_id)
                     await self._refuse(unavailable())
@@ -304,7 +304,7 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             if self.closed or loop.time() >= deadline:
                 continue
             try:
-                await database_sync_to_async(self._seen)()
+                await in_thread(self._seen)()
             except Exception:
                 logger.exception("A socket on match %s could not refresh its presence", self.match_id)
             if loop.time() - self.last_sent >= self.keepalive * 0.9:
@@ -335,7 +335,7 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def _act(self, frame: dict[str, Any]) -> None:
         assert self.player is not None
-        status, body = await database_sync_to_async(act)(player=self.player, match_id=self.match_id, frame=frame)
+        status, body = await in_thread(act)(player=self.player, match_id=self.match_id, frame=frame)
         ref = frame.get("ref")
         if status < 400:
             await self.send_json({"type": "result", "ref": ref, "status": status, "match": body})
@@ -361,7 +361,7 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             self.closed = True
             await self.close(code=code, reason=reason[:120])
             if self.leases or self.slot:  # now, not when the server reports the disconnection
-                await database_sync_to_async(self._leave)()
+                await in_thread(self._leave)()
 
     async def disconnect(self, code: int) -> None:
         self.closed = True
@@ -373,7 +373,7 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             with contextlib.suppress(Exception):
                 await self.channel_layer.group_discard(group_of(self.match_id), self.channel_name)
         if self.leases or self.slot:
-            await database_sync_to_async(self._leave)()
+            await in_thread(self._leave)()
 
     def _leave(self) -> None:
         if self.slot is not None:

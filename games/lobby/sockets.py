@@ -18,7 +18,6 @@ import logging
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.db import close_old_connections
@@ -29,6 +28,7 @@ from games.live.sockets import BAD_TOKEN, NO_TOKEN, close_code, header_token, so
 from players.models import Player
 from tute_api.errors import ApiError, problem, problem_of
 from tute_api.parsers import whole_number
+from tute_api.threads import in_thread
 
 from .messages import notice_body
 from .models import Notice
@@ -98,7 +98,7 @@ class NoticeSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         async with channels.asubscribe(channels.player_channel(player.pk)) as subscription:
             while not self.closed:
                 try:
-                    rows = await database_sync_to_async(self._read)(player)
+                    rows = await in_thread(self._read)(player)
                 except Exception:
                     logger.exception("A player's socket could not read its messages")
                     await self._refuse(unavailable())

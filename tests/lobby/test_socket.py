@@ -97,13 +97,13 @@ def test_the_queue_s_messages_come_as_they_happen_as_get_me_notices_gives_them_a
             assert (await socket.receive_json_from(5))["type"] == "ready"
         await sync_to_async(queue_pair)(ana, bea)  # ana and bea are seated: told at once
         pushed = await notices(mine, 1)
-        assert pushed == await sync_to_async(http_notices)(ana)
+        assert pushed == (await sync_to_async(http_notices)(ana))[:1]  # your_turn may follow at once
         assert pushed[0]["kind"] == "match_ready" and set(pushed[0]) == {"id", "kind", "match_id", "data", "at"}
         assert await theirs.receive_nothing(0.5)  # cid is told nothing of it
         await mine.disconnect()
         await theirs.disconnect()
         # Resumed after the last id it had: what came meanwhile, nothing twice.
-        last = pushed[-1]["id"]
+        last = (await sync_to_async(http_notices)(ana))[-1]["id"]
         await sync_to_async(Notice.objects.create)(player_id=ana.player.pk, kind="queue_left", data={"reason": "gone"})
         again = await open_socket(ana.token, f"?after={last}")
         assert (await again.receive_json_from(5))["after"] == last
