@@ -180,6 +180,7 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.closed = False
         self.leases: list[watchers._Lease] = []
         self.slot: connection_slot | None = None
+        self.ticks = False
         self.tasks: list[asyncio.Task[None]] = []
         self.reading = asyncio.Lock()
         self.keepalive = float(settings.STREAM_KEEPALIVE_SECONDS)
@@ -216,6 +217,11 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             if self.channel_layer is not None:
                 await self.channel_layer.group_add(group_of(self.match_id), self.channel_name)
             self.keepalive = await in_thread(self._keepalive)(membership.spectator)
+            # What an idle tick owes: a spectator's lease, or a seat's presence where the match counts it
+            # (M2), or may once it starts; a seat against bots (M3) owes nothing and costs no thread.
+            self.ticks = membership.spectator or membership.match.status == MatchStatus.WAITING or (
+                str(player.pk) in await in_thread(presence.tracked_players)(self.match_id)
+            )
         except exceptions.APIException as exc:
             await self._refuse(problem_of(exc))
             return
@@ -304,7 +310,8 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             if self.closed or loop.time() >= deadline:
                 continue
             try:
-                await in_thread(self._seen)()
+                if self.ticks:
+                    await in_thread(self._seen)()
             except Exception:
                 logger.exception("A socket on match %s could not refresh its presence", self.match_id)
             if loop.time() - self.last_sent >= self.keepalive * 0.9:

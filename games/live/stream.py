@@ -50,34 +50,42 @@ def sse_stream(
     lifetime: float,
     keepalive: float,
     release: list[Callable[[], None]],
+    tick: Callable[[], None] | None = None,
 ) -> Iterator[str]:
     """A ``text/event-stream`` in a thread (WSGI): ``intro``, then what ``read(after)`` finds, read again
     whenever ``channel`` has news, ``: keep-alive`` when it has none for ``keepalive`` seconds, for at most
-    ``lifetime`` seconds. Subscribed before the first read, so no news between the two is missed. What
-    ``release`` holds is given back when the server closes the response."""
-    loop = _sse_loop(channel, intro, read, after, lifetime, keepalive)
+    ``lifetime`` seconds. Subscribed before the first read, so no news between the two is missed. A
+    keep-alive reads nothing: it runs ``tick`` (a sign of life the stream owes: the seat's presence, a
+    spectator's lease), if any. What ``release`` holds is given back when the server closes the response."""
+    loop = _sse_loop(channel, intro, read, after, lifetime, keepalive, tick)
     return _Closing(loop, release) if release else loop
 
 
 def _sse_loop(
-    channel: str, intro: str, read: Callable[[int], Read], after: int, lifetime: float, keepalive: float
-) -> Generator[str]:
+    channel: str, intro: str, read: Callable[[int], Read], after: int, lifetime: float, keepalive: float,
+    tick: Callable[[], None] | None,
+) -> Generator[str]:  # fmt: skip
     deadline = time.monotonic() + lifetime
     yield intro
     with channels.subscribe(channel) as subscription:
+        news = True
         while True:
-            items, again, done = read(after)
-            for after, text in items:  # noqa: B007 - after: the last id sent
-                yield text
-            if again:
-                continue
-            if done:
-                return
+            if news:
+                items, again, done = read(after)
+                for after, text in items:  # noqa: B007 - after: the last id sent
+                    yield text
+                if again:
+                    continue
+                if done:
+                    return
             left = deadline - time.monotonic()
             if left <= 0:
                 return
-            if not subscription.wait(min(keepalive, left)):
+            news = subscription.wait(min(keepalive, left))
+            if not news:
                 yield ": keep-alive\n\n"
+                if tick is not None:
+                    tick()
 
 
 async def asse_stream(
@@ -89,30 +97,36 @@ async def asse_stream(
     lifetime: float,
     keepalive: float,
     release: list[Callable[[], None]],
+    tick: Callable[[], None] | None = None,
 ) -> AsyncIterator[str]:
     """:func:`sse_stream` under ASGI: the same text, awaited on the channel with no thread held (each
-    ``read`` runs in a thread), ended by an event ``server_closing`` when the server shuts down; what
-    ``release`` holds is given back when the stream ends or the client leaves."""
+    ``read`` and ``tick`` runs in a thread), ended by an event ``server_closing`` when the server shuts
+    down; what ``release`` holds is given back when the stream ends or the client leaves."""
     try:
         deadline = time.monotonic() + lifetime
         yield intro
         async with channels.asubscribe(channel) as subscription:
+            news = True
             while True:
-                items, again, done = await in_thread(read)(after)
-                for after, text in items:  # noqa: B007 - after: the last id sent
-                    yield text
-                if again:
-                    continue
-                if done:
-                    return
+                if news:
+                    items, again, done = await in_thread(read)(after)
+                    for after, text in items:  # noqa: B007 - after: the last id sent
+                        yield text
+                    if again:
+                        continue
+                    if done:
+                        return
                 if shutdown.draining():
                     yield closing_event("shutdown")
                     return
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return
-                if not await subscription.wait(min(keepalive, left)) and not shutdown.draining():
+                news = await subscription.wait(min(keepalive, left))
+                if not news and not shutdown.draining():
                     yield ": keep-alive\n\n"
+                    if tick is not None:
+                        await in_thread(tick)()
     finally:
         for close in release:
             close()
@@ -140,6 +154,7 @@ def event_stream(
         lifetime=lifetime,
         keepalive=keepalive,
         release=[c for c in (watch.leave if watch else None, slot.release if slot else None) if c],
+        tick=_ticker(match_id, seat, player_id, watch),
     )
 
 
@@ -176,16 +191,35 @@ def _reader(match_id: UUID, seat: int | None, player_id: object, watch: Watch | 
         # The status first: a match read as over has every event of its log committed.
         status = Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
         rows = list(Event.objects.filter(match_id=match_id, seq__gt=after).order_by("seq")[:BATCH])
-        if seat is not None:  # a seated viewer is there; a spectator's stream touches nothing (M5)
-            presence.touch(match_id=match_id, player_id=player_id)
-        if watch is not None:
-            watch.renew()
+        _seen(match_id, seat, player_id, watch)
         release_connection()
         full = len(rows) == BATCH
         over = status in (MatchStatus.FINISHED, MatchStatus.CANCELLED, None)
         return [(row.seq, _event_text(row, seat)) for row in rows], full, over and not full
 
     return read
+
+
+def _seen(match_id: UUID, seat: int | None, player_id: object, watch: Watch | None) -> None:
+    """The viewer is there: a seated player's presence touched where the match counts it (M2: not against
+    bots, M3; once started, a per-process lookup with no query), a spectator's lease renewed (M5)."""
+    if seat is not None and str(player_id) in presence.tracked_players(match_id):
+        presence.touch(match_id=match_id, player_id=player_id)
+    if watch is not None:
+        watch.renew()
+
+
+def _ticker(match_id: UUID, seat: int | None, player_id: object, watch: Watch | None) -> Callable[[], None] | None:
+    """What a keep-alive of the stream owes instead of a read: the viewer's sign of life; None for a creator
+    who only watches their own match, who owes none."""
+    if seat is None and watch is None:
+        return None
+
+    def tick() -> None:
+        _seen(match_id, seat, player_id, watch)
+        release_connection()
+
+    return tick
 
 
 def _event_text(row: Event, seat: int | None) -> str:
@@ -220,4 +254,5 @@ def aevent_stream(
         lifetime=lifetime,
         keepalive=keepalive,
         release=[slot.release, *([watch.leave] if watch is not None else [])],
+        tick=_ticker(match_id, seat, player_id, watch),
     )

@@ -47,6 +47,13 @@ def _reader(player: Player) -> Callable[[int], Read]:
     return read
 
 
+def _touched(player: Player) -> None:
+    """A keep-alive of the stream: the reader is there (a queued player's sign of life)."""
+    refresh_connection()
+    queue_touch(player=player)
+    release_connection()
+
+
 def notice_stream(
     *, player: Player, after: int, lifetime: float, keepalive: float, slot: connection_slot
 ) -> Iterator[str] | AsyncIterator[str]:
@@ -60,5 +67,6 @@ def notice_stream(
         lifetime=lifetime,
         keepalive=keepalive,
         release=[slot.release],
+        tick=lambda: _touched(player),
     )
     return asse_stream(**stream) if deferring() else sse_stream(**stream)  # type: ignore[arg-type]

@@ -145,3 +145,21 @@ def test_the_stream_refuses_an_accept_that_admits_no_event_stream():
     for accept in ("text/event-stream", "text/*", "application/json;q=0.5, text/event-stream"):
         status, events, _ = read_stream(viewer, url, Accept=accept)
         assert status == 200 and events, accept
+
+
+@override_settings(STREAM_MAX_SECONDS=1.0, STREAM_KEEPALIVE_SECONDS=0.2)
+def test_an_idle_stream_reads_the_log_once_and_its_keep_alives_read_nothing():
+    """5,000 idle connections each woke every keep-alive to read the log again: a keep-alive now only
+    owes the viewer's sign of life, and a match against bots (M3) counts none."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    me = new_player()
+    created = me.post("/api/v1/matches/", {"variant": "dos", "seats": [{"player": "me"}, {"bot": "level-1"}]}).json()
+    url = f"/api/v1/matches/{created['id']}/stream?after={created['seq']}"
+    with CaptureQueriesContext(connection) as queries:
+        status, events, text = read_stream(me, url)
+    assert status == 200 and text.count(": keep-alive") >= 3
+    reads = [q["sql"] for q in queries.captured_queries if 'FROM "games_event"' in q["sql"]]
+    assert len(reads) <= 1, reads  # the first read (nothing after the seq: the bots wait for me)
+    assert not [q for q in queries.captured_queries if "rooms_presence" in q["sql"]]  # M3: no presence
