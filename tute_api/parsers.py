@@ -37,13 +37,11 @@ def whole_number(text: str) -> int | None:
 def resume_after(request: Any, after: int | None) -> int:
     """Where an event stream resumes: ``after`` (the query's, already checked) if given, else the
     ``Last-Event-ID`` header, else 0. A header that is not a whole number is refused (400 ``invalid``
-    naming it), as a bad ``after`` is: the stream never silently starts over."""
+    naming it), with ``after`` or without, as a bad ``after`` is: the stream never silently starts over."""
+    raw = request.headers.get("Last-Event-ID")
+    found = whole_number(raw.strip()) if raw is not None else None
+    if raw is not None and found is None:
+        raise exceptions.ValidationError({"Last-Event-ID": ["A whole number."]})
     if after is not None:
         return after
-    raw = request.headers.get("Last-Event-ID")
-    if raw is None:
-        return 0
-    found = whole_number(raw.strip())
-    if found is None:
-        raise exceptions.ValidationError({"Last-Event-ID": ["A whole number."]})
-    return found
+    return found if found is not None else 0

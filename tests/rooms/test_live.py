@@ -90,7 +90,8 @@ def test_a_last_event_id_that_is_no_whole_number_is_refused_not_taken_as_none():
     status, events, _ = read_stream(creator, f"{url}/stream", **{"Last-Event-ID": "0"})
     assert status == 200 and [e["event"] for e in events] == ["match_cancelled"]
     assert read_stream(creator, f"{url}/stream", **{"Last-Event-ID": "1"})[0] == 204
-    assert read_stream(creator, f"{url}/stream?after=0", **{"Last-Event-ID": "x"})[0] == 200  # after decides
+    assert read_stream(creator, f"{url}/stream?after=0", **{"Last-Event-ID": "x"})[0] == 400  # with after too
+    assert read_stream(creator, f"{url}/stream?after=0", **{"Last-Event-ID": "5"})[0] == 200  # after decides
 
 
 @override_settings(STREAM_MAX_SECONDS=5, STREAM_KEEPALIVE_SECONDS=5)
