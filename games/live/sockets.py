@@ -168,7 +168,103 @@ def act(*, player: Player, match_id: UUID, frame: dict[str, Any]) -> tuple[int, 
         return 503, unavailable()
 
 
-class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class AuthenticatedSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    """What the service's sockets share: the token of the handshake or of a first ``auth`` frame (within
+    :data:`AUTH_SECONDS`), refusals as an error frame and a close code (:data:`CLOSE_CODES`), background
+    tasks cancelled and what the socket holds given back (:meth:`_leave`) once it closes. A subclass
+    starts in :meth:`_start` and holds ``player`` from then on."""
+
+    player: Player | None
+    closed: bool
+    tasks: list[asyncio.Task[None]]
+
+    async def _authenticate(self) -> None:
+        """Start with the handshake's token, or wait for the ``auth`` frame."""
+        token = header_token(self.scope)
+        if token is not None:
+            await self._start(token)
+        else:
+            self.tasks.append(asyncio.create_task(self._auth_deadline()))
+
+    async def _start(self, token: str) -> None:
+        """The token's player, then :meth:`_open` (refusals as problems; a dependency away: 4503), then
+        :meth:`_opened`."""
+        try:
+            player = await socket_player(token)
+            if player is None:
+                await self._refuse(BAD_TOKEN)
+                return
+            await self._open(player)
+        except exceptions.APIException as exc:
+            await self._refuse(problem_of(exc))
+            return
+        except Exception:  # the database or the channel layer is away
+            logger.exception("A socket of %s could not start", self.scope.get("path"))
+            await self._refuse(unavailable())
+            return
+        await self._opened()
+
+    async def _open(self, player: Player) -> None:
+        """Take the socket's seat, slot and leases for ``player``; raise an ``APIException`` to refuse."""
+        raise NotImplementedError
+
+    async def _opened(self) -> None:
+        """The socket is open: say ``ready`` and send what the client missed."""
+        raise NotImplementedError
+
+    async def _before_start(self, kind: str | None, content: Any) -> bool:
+        """A frame before the socket started: the ``auth`` frame starts it, any other is refused. False
+        once started: the subclass reads the frame."""
+        if self.player is not None:
+            return False
+        if kind == "auth" and isinstance(content.get("token"), str):
+            await self._start(content["token"])
+        else:
+            await self._refuse(NO_TOKEN)
+        return True
+
+    async def _auth_deadline(self) -> None:
+        await asyncio.sleep(AUTH_SECONDS)
+        if self.player is None:
+            await self._refuse(NO_TOKEN)
+
+    @classmethod
+    async def decode_json(cls, text_data: str) -> Any:
+        try:
+            return await super().decode_json(text_data)
+        except ValueError:
+            return None  # answered as a frame of no type
+
+    async def _refuse(self, body: dict[str, Any]) -> None:
+        """An error frame with the problem, then the close code of its status."""
+        if self.closed:
+            return
+        await self.send_json({"type": "error", "status": body["status"], "problem": body})
+        await self._close(close_code(body["status"]), body["code"])
+
+    async def _close(self, code: int, reason: str) -> None:
+        if not self.closed:
+            self.closed = True
+            await self.close(code=code, reason=reason[:120])
+            await in_thread(self._leave)()  # now, not when the server reports the disconnection
+
+    async def disconnect(self, code: int) -> None:
+        self.closed = True
+        current = asyncio.current_task()
+        for task in self.tasks:
+            if task is not current:
+                task.cancel()
+        await self._discard()
+        await in_thread(self._leave)()
+
+    async def _discard(self) -> None:
+        """Leave what the socket joined on the channel layer (a match's group)."""
+
+    def _leave(self) -> None:
+        """Give back what the socket holds (a slot of the player's cap, a spectator's lease); once."""
+
+
+class MatchSocket(AuthenticatedSocket):
     """One client's socket on one match."""
 
     async def connect(self) -> None:
@@ -191,51 +287,30 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self._refuse(problem(400, "invalid", f"after must be a whole number from 0 to {MAX_SEQ}."))
             return
         self.after = int(after)
-        token = self._header_token()
-        if token is not None:
-            await self._start(token)
-        else:
-            self.tasks.append(asyncio.create_task(self._auth_deadline()))
+        await self._authenticate()
 
-    def _header_token(self) -> str | None:
-        return header_token(self.scope)
+    async def _open(self, player: Player) -> None:
+        membership = await in_thread(match_membership)(match_id=self.match_id, player=player)
+        self.player, self.seat = player, membership.seat
+        self.spectator, self.opened_at_seq = membership.spectator, membership.match.seq
+        await in_thread(self._lease)(membership.spectator)
+        if self.channel_layer is not None:
+            await self.channel_layer.group_add(group_of(self.match_id), self.channel_name)
+        self.keepalive = await in_thread(self._keepalive)(membership.spectator)
+        # What an idle tick owes: a spectator's lease, or a seat's presence where the match counts it
+        # (M2), or may once it starts; a seat against bots (M3) owes nothing and costs no thread.
+        self.ticks = membership.spectator or membership.match.status == MatchStatus.WAITING or (
+            str(player.pk) in await in_thread(presence.tracked_players)(self.match_id)
+        )
 
-    async def _auth_deadline(self) -> None:
-        await asyncio.sleep(AUTH_SECONDS)
-        if self.player is None:
-            await self._refuse(NO_TOKEN)
-
-    async def _start(self, token: str) -> None:
-        try:
-            player = await socket_player(token)
-            if player is None:
-                await self._refuse(BAD_TOKEN)
-                return
-            membership = await in_thread(match_membership)(match_id=self.match_id, player=player)
-            self.player, self.seat = player, membership.seat
-            await in_thread(self._lease)(membership.spectator)
-            if self.channel_layer is not None:
-                await self.channel_layer.group_add(group_of(self.match_id), self.channel_name)
-            self.keepalive = await in_thread(self._keepalive)(membership.spectator)
-            # What an idle tick owes: a spectator's lease, or a seat's presence where the match counts it
-            # (M2), or may once it starts; a seat against bots (M3) owes nothing and costs no thread.
-            self.ticks = membership.spectator or membership.match.status == MatchStatus.WAITING or (
-                str(player.pk) in await in_thread(presence.tracked_players)(self.match_id)
-            )
-        except exceptions.APIException as exc:
-            await self._refuse(problem_of(exc))
-            return
-        except Exception:  # the database or the channel layer is away
-            logger.exception("A socket on match %s could not start", self.match_id)
-            await self._refuse(unavailable())
-            return
+    async def _opened(self) -> None:
         await self.send_json(
             {
                 "type": "ready",
                 "match_id": str(self.match_id),
                 "seat": self.seat,
-                "spectator": membership.spectator,
-                "seq": membership.match.seq,
+                "spectator": self.spectator,
+                "seq": self.opened_at_seq,
             }
         )
         await self._catch_up()
@@ -325,11 +400,7 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         kind = content.get("type") if isinstance(content, dict) else None
-        if self.player is None:
-            if kind == "auth" and isinstance(content.get("token"), str):
-                await self._start(content["token"])
-            else:
-                await self._refuse(problem(401, "not_authenticated", "The first frame must be {\"type\": \"auth\"}."))
+        if await self._before_start(kind, content):
             return
         if kind == "ping":
             await self.send_json({"type": "pong"})
@@ -349,38 +420,10 @@ class MatchSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         else:
             await self.send_json({"type": "error", "ref": ref, "status": status, "problem": body})
 
-    @classmethod
-    async def decode_json(cls, text_data: str) -> Any:
-        try:
-            return await super().decode_json(text_data)
-        except ValueError:
-            return None  # answered as a frame of no type
-
-    async def _refuse(self, body: dict[str, Any]) -> None:
-        """An error frame with the problem, then the close code of its status."""
-        if self.closed:
-            return
-        await self.send_json({"type": "error", "status": body["status"], "problem": body})
-        await self._close(close_code(body["status"]), body["code"])
-
-    async def _close(self, code: int, reason: str) -> None:
-        if not self.closed:
-            self.closed = True
-            await self.close(code=code, reason=reason[:120])
-            if self.leases or self.slot:  # now, not when the server reports the disconnection
-                await in_thread(self._leave)()
-
-    async def disconnect(self, code: int) -> None:
-        self.closed = True
-        current = asyncio.current_task()
-        for task in self.tasks:
-            if task is not current:
-                task.cancel()
+    async def _discard(self) -> None:
         if self.channel_layer is not None:
             with contextlib.suppress(Exception):
                 await self.channel_layer.group_discard(group_of(self.match_id), self.channel_name)
-        if self.leases or self.slot:
-            await in_thread(self._leave)()
 
     def _leave(self) -> None:
         if self.slot is not None:

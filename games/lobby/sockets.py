@@ -13,20 +13,18 @@ reconnect with ``?after=`` the last id). Reading the channel is a queued player'
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.db import close_old_connections
 
 from games.live import channels
 from games.live.slots import connection_slot
-from games.live.sockets import BAD_TOKEN, NO_TOKEN, close_code, header_token, socket_player, unavailable
+from games.live.sockets import AuthenticatedSocket, unavailable
 from players.models import Player
-from tute_api.errors import ApiError, problem, problem_of
+from tute_api.errors import problem
 from tute_api.parsers import whole_number
 from tute_api.threads import in_thread
 
@@ -37,11 +35,7 @@ from .services import queue_touch
 
 logger = logging.getLogger(__name__)
 
-#: Seconds a socket without an ``Authorization`` header has to send its ``auth`` frame.
-AUTH_SECONDS = 10.0
-
-
-class NoticeSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class NoticeSocket(AuthenticatedSocket):
     """One client's socket on its player's own channel."""
 
     async def connect(self) -> None:
@@ -56,34 +50,16 @@ class NoticeSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self._refuse(problem(400, "invalid", "after must be a whole number of up to nine digits."))
             return
         self.after = after
-        token = header_token(self.scope)
-        if token is not None:
-            await self._start(token)
-        else:
-            self.tasks.append(asyncio.create_task(self._auth_deadline()))
+        await self._authenticate()
 
-    async def _auth_deadline(self) -> None:
-        await asyncio.sleep(AUTH_SECONDS)
-        if self.player is None:
-            await self._refuse(NO_TOKEN)
-
-    async def _start(self, token: str) -> None:
-        try:
-            player = await socket_player(token)
-            if player is None:
-                await self._refuse(BAD_TOKEN)
-                return
-            self.slot = connection_slot(player.pk, "socket").acquire()  # 429 beyond the player's cap
-        except ApiError as exc:
-            await self._refuse(problem_of(exc))
-            return
-        except Exception:  # the database is away
-            logger.exception("A player's socket could not start")
-            await self._refuse(unavailable())
-            return
+    async def _open(self, player: Player) -> None:
+        self.slot = connection_slot(player.pk, "socket").acquire()  # 429 beyond the player's cap
         self.player = player
-        await self.send_json({"type": "ready", "player_id": str(player.pk), "after": self.after})
-        self.tasks.append(asyncio.create_task(self._run(player)))
+
+    async def _opened(self) -> None:
+        assert self.player is not None
+        await self.send_json({"type": "ready", "player_id": str(self.player.pk), "after": self.after})
+        self.tasks.append(asyncio.create_task(self._run(self.player)))
 
     def _read(self, player: Player) -> list[Notice]:
         close_old_connections()
@@ -117,46 +93,13 @@ class NoticeSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         kind = content.get("type") if isinstance(content, dict) else None
-        if self.player is None:
-            if kind == "auth" and isinstance(content.get("token"), str):
-                await self._start(content["token"])
-            else:
-                await self._refuse(NO_TOKEN)
-        elif kind == "ping":
+        if await self._before_start(kind, content):
+            return
+        if kind == "ping":
             await self.send_json({"type": "pong"})
         else:
             body = problem(400, "invalid_frame", "A frame's type is `ping`: this channel takes no actions.")
             await self.send_json({"type": "error", "status": 400, "problem": body})
-
-    @classmethod
-    async def decode_json(cls, text_data: str) -> Any:
-        try:
-            return await super().decode_json(text_data)
-        except ValueError:
-            return None  # answered as a frame of no type
-
-    async def _refuse(self, body: dict[str, Any]) -> None:
-        """An error frame with the problem, then the close code of its status."""
-        if self.closed:
-            return
-        await self.send_json({"type": "error", "status": body["status"], "problem": body})
-        await self._close(close_code(body["status"]), body["code"])
-
-    async def _close(self, code: int, reason: str) -> None:
-        if not self.closed:
-            self.closed = True
-            await self.close(code=code, reason=reason[:120])
-            self._leave()
-
-    async def disconnect(self, code: int) -> None:
-        self.closed = True
-        current = asyncio.current_task()
-        for task in self.tasks:
-            if task is not current:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
-        self._leave()
 
     def _leave(self) -> None:
         if self.slot is not None:

@@ -12,6 +12,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from games import engine
@@ -55,22 +56,22 @@ def room_create(
 @transaction.atomic
 def room_join(*, player: Player, code: str) -> Room:
     """Join a room by its invite code (joining again changes nothing)."""
-    room = Room.objects.select_for_update().filter(code=code.strip().upper(), closed=False).first()
-    if room is None:
-        raise NotFound("No open room has this invite code.", code=ErrorCode.ROOM_NOT_FOUND)
-    RoomMember.objects.get_or_create(room=room, player=player)
-    room.updated_at = timezone.now()
-    room.save(update_fields=["updated_at"])
-    return room
+    found = Room.objects.filter(code=code.strip().upper())
+    return _join(player, found, "No open room has this invite code.")
 
 
 @transaction.atomic
 def room_join_open(*, player: Player, room_id: UUID) -> Room:
     """Join an open room without its code (joining again changes nothing); a room that is not open is
     404 ``room_not_found``, as a wrong code is: it tells a stranger nothing."""
-    room = Room.objects.select_for_update().filter(pk=room_id, closed=False, open=True).first()
+    return _join(player, Room.objects.filter(pk=room_id, open=True), "No open room has this id.")
+
+
+def _join(player: Player, found: QuerySet[Room], missing: str) -> Room:
+    """The player joins the room ``found`` names, locked, if it is not closed; 404 ``room_not_found``."""
+    room = found.select_for_update().filter(closed=False).first()
     if room is None:
-        raise NotFound("No open room has this id.", code=ErrorCode.ROOM_NOT_FOUND)
+        raise NotFound(missing, code=ErrorCode.ROOM_NOT_FOUND)
     RoomMember.objects.get_or_create(room=room, player=player)
     room.updated_at = timezone.now()
     room.save(update_fields=["updated_at"])

@@ -4,7 +4,6 @@ come, resume with ``?after=``, the shared cap, pings and the lifetime."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -15,6 +14,7 @@ from django.test import override_settings
 from games.live import slots
 from games.lobby.models import Notice
 from tests.games.helpers import Api, new_player
+from tests.games.test_sockets import frames_until_close
 from tute_api.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the consumer reads and commits as a server does
@@ -28,15 +28,6 @@ async def open_socket(token: str | None = None, query: str = "") -> WebsocketCom
     connected, _ = await socket.connect()
     assert connected
     return socket
-
-
-async def until_close(socket: WebsocketCommunicator, timeout: float = 5) -> tuple[list[Any], int, str]:
-    frames: list[Any] = []
-    while True:
-        message = await socket.receive_output(timeout)
-        if message["type"] == "websocket.close":
-            return frames, message.get("code", 1000), message.get("reason", "")
-        frames.append(json.loads(message["text"]))
 
 
 async def notices(socket: WebsocketCommunicator, count: int) -> list[dict[str, Any]]:
@@ -76,13 +67,13 @@ def test_the_header_or_a_first_auth_frame_authenticates_and_nothing_else_does():
         assert refused["type"] == "error" and refused["problem"]["code"] == "invalid_frame"
         await by_frame.disconnect()
         for token, code in (("nope", "authentication_failed"), ("", "authentication_failed")):
-            frames, close, reason = await until_close(await open_socket(token))
+            frames, close, reason = await frames_until_close(await open_socket(token))
             assert (close, reason) == (4401, code) and frames[0]["problem"]["code"] == code
         first_frame_not_auth = await open_socket()
         await first_frame_not_auth.send_json_to({"type": "ping"})
-        frames, close, reason = await until_close(first_frame_not_auth)
+        frames, close, reason = await frames_until_close(first_frame_not_auth)
         assert (close, reason) == (4401, "not_authenticated")
-        frames, close, reason = await until_close(await open_socket(ana.token, "?after=x"))
+        frames, close, reason = await frames_until_close(await open_socket(ana.token, "?after=x"))
         assert (close, reason) == (4400, "invalid")
 
     async_to_sync(scenario)()
@@ -123,7 +114,7 @@ def test_a_socket_takes_one_of_the_player_s_live_connections():
         held = slots.connection_slot(ana_id, "stream").acquire()
         first = await open_socket(ana.token)
         assert (await first.receive_json_from(5))["type"] == "ready"
-        frames, code, reason = await until_close(await open_socket(ana.token))
+        frames, code, reason = await frames_until_close(await open_socket(ana.token))
         assert (code, reason) == (4429, "too_many_connections") and frames[0]["problem"]["retry_after"] > 0
         held.release()
         second = await open_socket(ana.token)
@@ -141,7 +132,7 @@ def test_an_idle_socket_is_pinged_and_closed_at_its_lifetime_with_where_to_resum
 
     async def scenario() -> None:
         socket = await open_socket(ana.token)
-        frames, code, reason = await until_close(socket)
+        frames, code, reason = await frames_until_close(socket)
         assert frames[0]["type"] == "ready" and {"type": "ping"} in frames
         assert (code, reason) == (4000, "lifetime: reconnect with ?after=0")
 
