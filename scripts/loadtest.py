@@ -302,10 +302,11 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
     queue.put(out)
 
 
-def tree_rss_bytes(root: int) -> int:
-    """Resident memory of a process and its descendants (Linux)."""
+def _tree_stats(*roots: int) -> list[list[str]]:
+    """The ``/proc/<pid>/stat`` fields (after the command's name) of some processes and their live
+    descendants (Linux)."""
     parents: dict[int, int] = {}
-    rss: dict[int, int] = {}
+    stats: dict[int, list[str]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -315,15 +316,20 @@ def tree_rss_bytes(root: int) -> int:
         except OSError:
             continue
         parents[int(entry)] = int(fields[1])
-        rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
-    tree, grown = {root}, True
+        stats[int(entry)] = fields
+    tree, grown = set(roots), True
     while grown:
         grown = False
         for pid, parent in parents.items():
             if parent in tree and pid not in tree:
                 tree.add(pid)
                 grown = True
-    return sum(rss.get(pid, 0) for pid in tree)
+    return [stats[pid] for pid in tree if pid in stats]
+
+
+def tree_rss_bytes(root: int) -> int:
+    """Resident memory of a process and its descendants (Linux)."""
+    return sum(int(fields[21]) for fields in _tree_stats(root)) * os.sysconf("SC_PAGE_SIZE")
 
 
 # -- the service --------------------------------------------------------------------------------
@@ -412,26 +418,7 @@ def stop(process: subprocess.Popen[bytes] | None) -> None:
 
 def tree_cpu_seconds(*roots: int) -> float:
     """CPU seconds (user + system) used so far by some processes and their live descendants (Linux)."""
-    parents: dict[int, int] = {}
-    ticks: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(entry)] = int(fields[1])
-        ticks[int(entry)] = int(fields[11]) + int(fields[12])
-    tree, grown = set(roots), True
-    while grown:
-        grown = False
-        for pid, parent in parents.items():
-            if parent in tree and pid not in tree:
-                tree.add(pid)
-                grown = True
-    return sum(ticks.get(pid, 0) for pid in tree) / os.sysconf("SC_CLK_TCK")
+    return sum(int(fields[11]) + int(fields[12]) for fields in _tree_stats(*roots)) / os.sysconf("SC_CLK_TCK")
 
 
 def machine_cpu_seconds() -> tuple[float, float]:
