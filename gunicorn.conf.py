@@ -4,9 +4,10 @@ Docker image and ``make loadtest`` use it. Command-line options override it.
 ASGI: uvicorn workers (``uvicorn_worker.UvicornWorker``) under gunicorn, which restarts a worker that
 dies and drains them on SIGTERM. A long poll, an event stream or a ``/me/turns?wait=`` waits in a
 coroutine and holds no thread (``tute_api/asgi.py``, ``games/live/deferred.py``), so a process holds
-thousands; the other requests run Django's sync views in threads. Several processes, since Python runs
-one thread of a process at a time (docs/performance.md). Each process's sync code has a pool of
-``ASGI_THREADS`` threads for the waits' short reads, and a database pool to match the threads.
+thousands; the other requests run on Django's WSGI handler in threads. Several processes, since Python
+runs one thread of a process at a time (docs/performance.md). Each process's sync code has a pool of
+``ASGI_THREADS`` threads (the requests that do not wait, the waits' short reads), and a database pool
+to match the threads.
 """
 
 import gc

@@ -1,10 +1,11 @@
 """ASGI entry point: the service's server (uvicorn workers under gunicorn, ``gunicorn.conf.py``; ``make run``).
 
-Every HTTP endpoint is served through Django's ASGI handler: the waiting ones (long polls, the event
-stream, ``/me/turns?wait=``) are coroutines that hold no thread while they wait (``games/live/deferred.py``),
-the others are Django's sync views (measured in docs/performance.md). Channels' ``ProtocolTypeRouter``
-routes by protocol: ``"websocket"`` goes to the sockets of Django Channels: a match's (``games/live/sockets.py``)
-and a player's own channel (``games/lobby/sockets.py``).
+The waiting HTTP endpoints (long polls, the event streams, ``/me/turns?wait=``) go through Django's ASGI
+handler, as coroutines that hold no thread while they wait (``games/live/deferred.py``); every other
+request is run by Django's WSGI handler in a thread of the process's pool, as gunicorn's threads would
+run it, which costs less CPU than the ASGI handler's way with sync views (docs/performance.md).
+Channels' ``ProtocolTypeRouter`` routes by protocol: ``"websocket"`` goes to the sockets of Django
+Channels: a match's (``games/live/sockets.py``) and a player's own channel (``games/lobby/sockets.py``).
 The ``lifespan`` app chains the clean shutdown (``games/live/shutdown.py``) to the server's signals.
 """
 
@@ -18,17 +19,64 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tute_api.settings")
 get_asgi_application()  # first: it sets Django up before anything imports models
 
 import re  # noqa: E402
+from tempfile import SpooledTemporaryFile  # noqa: E402
 
+from asgiref.sync import AsyncToSync  # noqa: E402
+from asgiref.wsgi import WsgiToAsgiInstance  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.core.handlers.asgi import ASGIHandler  # noqa: E402
+from django.core.handlers.wsgi import WSGIHandler  # noqa: E402
 
 from games.live import routing as live_routing  # noqa: E402
 from games.live import shutdown  # noqa: E402
 from games.lobby import routing as lobby_routing  # noqa: E402
+from tute_api.threads import in_pool  # noqa: E402
 
 #: The requests that may wait: a stream, or a long poll (``wait=`` in the query).
 WAITING = re.compile(rb"(^|&)wait=[1-9]")
+
+
+class _Request(WsgiToAsgiInstance):
+    """A request that does not wait, run by Django's WSGI handler in one thread of the process's pool,
+    as gunicorn's threads would (measured cheaper than Django's ASGI handler for the sync views:
+    docs/performance.md): the answer is sent, then the response closed (``request_finished``: the
+    steps after the response, the database connection given back), in that thread."""
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        self.scope = scope
+        with SpooledTemporaryFile(max_size=65536) as body:
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return  # the client left before its request was whole
+                body.write(message.get("body", b""))
+                if not message.get("more_body"):
+                    break
+            body.seek(0)
+            self.sync_send = AsyncToSync(send)
+            await in_pool(self._run)(body)
+
+    def start_response(self, status: str, response_headers: list[tuple[str, str]], exc_info: Any = None) -> None:
+        # Django's WSGI handler writes a cookie as " name=value…" (a WSGI server strips it); ASGI's
+        # servers refuse a header value that starts with a space, as Django's ASGI handler knows.
+        super().start_response(status, [(name, value.strip()) for name, value in response_headers], exc_info)
+
+    def _run(self, body: Any) -> None:
+        response = self.wsgi_application(self.build_environ(self.scope, body), self.start_response)
+        try:
+            if getattr(response, "streaming", False):
+                self.sync_send(self.response_start)
+                for chunk in response:
+                    if chunk:
+                        self.sync_send({"type": "http.response.body", "body": chunk, "more_body": True})
+                self.sync_send({"type": "http.response.body"})
+            else:
+                content = b"".join(response)
+                self.sync_send(self.response_start)
+                self.sync_send({"type": "http.response.body", "body": content})
+        finally:
+            response.close()
 
 
 class Handler(ASGIHandler):
@@ -38,7 +86,7 @@ class Handler(ASGIHandler):
     receivers, a sync view) then runs in a thread kept for that request until it ends, so that a wait
     of 25 s would keep an idle thread for 25 s (measured: 60 waits, 61 threads). A waiting request runs
     without it: its few sync steps go to the process's thread for them, and its reads to the pool of
-    :func:`tute_api.threads.in_thread`. The other requests keep Django's way (a thread each while they run).
+    :func:`tute_api.threads.in_thread`. The other requests go to Django's WSGI handler (:class:`_Request`).
     """
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -46,10 +94,13 @@ class Handler(ASGIHandler):
             scope["path"].endswith("/stream") or WAITING.search(scope.get("query_string", b""))
         ):
             await self.handle(scope, receive, send)
+        elif scope["type"] == "http":
+            await _Request(_wsgi)(scope, receive, send)
         else:
             await super().__call__(scope, receive, send)
 
 
+_wsgi = WSGIHandler()
 django_application: Any = Handler()
 if settings.DEBUG:  # make run: the static files (admin, Swagger UI) from the apps, as runserver did
     from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler

@@ -22,3 +22,8 @@ def in_thread(function: Callable[..., Any]) -> Callable[..., Any]:
                 connection.close()  # back to the pool, if any
 
     return sync_to_async(run, thread_sensitive=False)
+
+
+def in_pool(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` as a coroutine, run in the process's pool of threads, as it is."""
+    return sync_to_async(function, thread_sensitive=False)

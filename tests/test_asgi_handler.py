@@ -1,0 +1,130 @@
+"""tute_api/asgi.py: a request that does not wait is served by Django's WSGI handler in a thread of the
+process's pool (cheaper than Django's ASGI handler for the sync views: docs/performance.md), the
+answer sent before the response is closed; a request that may wait keeps the ASGI handler."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.core.signals import request_started
+
+from tute_api import asgi
+
+
+async def _call(
+    app: Any, method: str, path: str, query: bytes = b"", body: bytes = b"", sent: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+        "path": path, "raw_path": path.encode(), "query_string": query, "root_path": "",
+        "headers": [(b"host", b"testserver"), (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode())],
+        "client": ("127.0.0.1", 5000), "server": ("testserver", 80),
+    }  # fmt: skip
+    requests = [{"type": "http.request", "body": body, "more_body": False}]
+    sent = [] if sent is None else sent
+
+    async def receive() -> dict[str, Any]:
+        if requests:
+            return requests.pop(0)
+        await asyncio.sleep(3600)  # no disconnect while the answer is written
+        raise AssertionError
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return sent
+
+
+@pytest.fixture
+def handlers() -> Iterator[list[str]]:
+    seen: list[str] = []
+
+    def started(sender: type, **kwargs: Any) -> None:
+        seen.append(sender.__name__)
+
+    request_started.connect(started)
+    yield seen
+    request_started.disconnect(started)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_request_that_does_not_wait_runs_on_the_wsgi_handler(handlers: list[str]) -> None:
+    sent = asyncio.run(_call(asgi.application, "POST", "/api/v1/players/", body=b'{"username": "bridged"}'))
+    assert handlers == ["WSGIHandler"]
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 201
+    assert b'"username":"bridged"' in sent[1]["body"].replace(b" ", b"")  # the body was read
+    assert sent[-1] == {"type": "http.response.body", "body": sent[-1]["body"]} and len(sent) == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_request_that_may_wait_keeps_the_asgi_handler(handlers: list[str]) -> None:
+    match = "/api/v1/matches/00000000-0000-0000-0000-000000000000"
+    sent = asyncio.run(_call(asgi.application, "GET", match, query=b"after=0&wait=5"))
+    assert handlers == ["Handler"]
+    assert sent[0]["status"] == 401  # no token: refused before any wait
+
+
+class _Streamed:
+    """A streamed answer (WhiteNoise's files are): sent chunk by chunk, closed after the last."""
+
+    streaming = True
+
+    def __init__(self, log: list[str]) -> None:
+        self.log = log
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield b"one"
+        yield b""
+        yield b"two"
+
+    def close(self) -> None:
+        self.log.append("closed")
+
+
+def test_a_streamed_answer_is_sent_chunk_by_chunk_and_closed_after_it() -> None:
+    log: list[str] = []
+
+    def app(environ: dict[str, Any], start_response: Any) -> _Streamed:
+        log.append(environ["REQUEST_METHOD"] + " " + environ["PATH_INFO"])
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return _Streamed(log)
+
+    async def send_and_log(app_: Any) -> list[dict[str, Any]]:
+        sent = await _call(app_, "GET", "/static/file.txt")
+        log.append("sent")
+        return sent
+
+    sent = asyncio.run(send_and_log(lambda scope, receive, send: asgi._Request(app)(scope, receive, send)))
+    assert [m.get("body") for m in sent] == [None, b"one", b"two", None]
+    assert sent[0]["status"] == 200 and sent[1]["more_body"] and not sent[-1].get("more_body")
+    assert log == ["GET /static/file.txt", "closed", "sent"]
+
+
+def test_a_plain_answer_is_closed_once_it_is_sent() -> None:
+    sent: list[dict[str, Any]] = []
+    closed_after: list[int] = []
+
+    class Plain(list[bytes]):
+        def close(self) -> None:
+            closed_after.append(len(sent))
+
+    def app(environ: dict[str, Any], start_response: Any) -> Plain:
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return Plain([b"a", b"b"])
+
+    asyncio.run(_call(lambda s, r, send: asgi._Request(app)(s, r, send), "GET", "/x", sent=sent))
+    assert [m.get("body") for m in sent] == [None, b"ab"]
+    assert closed_after == [2]  # closed in the thread, after both messages went out through send
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cookie_goes_out_as_asgi_servers_take_it() -> None:
+    """Django's WSGI handler writes a cookie's header with a leading space, which uvicorn's h11 refuses."""
+    sent = asyncio.run(_call(asgi.application, "GET", "/api/docs/"))
+    cookies = [value for name, value in sent[0]["headers"] if name == b"set-cookie"]
+    assert cookies and all(value.startswith(b"csrftoken=") for value in cookies)
