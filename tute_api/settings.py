@@ -68,7 +68,6 @@ INSTALLED_APPS = [
 #: updates wake the waiting requests, the turn takers queue the next turn.
 MATCH_LISTENERS = [
     "games.live.channels.match_news",
-    "games.live.sockets.match_news",
     "games.turns.dispatch.next_turn",
     "games.ladder.news.match_ended",
     "games.lobby.news.your_turn",
@@ -376,29 +375,8 @@ LIVE_UPDATES_URL = env.str(
     "LIVE_UPDATES_URL",
     default=CELERY_BROKER_URL if (CELERY_BROKER_URL or "").startswith(("redis://", "rediss://")) else "",
 )
-# Django Channels' layer, which carries a match's news to its WebSockets (games/live/sockets.py): Redis
-# (channels-redis) when CHANNEL_LAYER_URL (by default LIVE_UPDATES_URL) names one, so that news from
-# any process (a Celery worker's bot turn) reaches every server's sockets; in memory otherwise (`make run`).
-CHANNEL_LAYER_URL = env.str("CHANNEL_LAYER_URL", default=LIVE_UPDATES_URL)
-CHANNEL_LAYERS = {
-    "default": {
-        "BACKEND": "games.live.layers.RedisChannelLayer",
-        # A Redis that is away fails a socket's start fast (4503), instead of hanging it; a socket waits
-        # up to 5 s for one of the process's CHANNEL_LAYER_CONNECTIONS connections (a reconnect storm).
-        "CONFIG": {
-            "hosts": [
-                {
-                    "address": CHANNEL_LAYER_URL,
-                    "socket_connect_timeout": 2,
-                    "max_connections": env.int("CHANNEL_LAYER_CONNECTIONS", default=50),
-                    "timeout": 5,
-                }
-            ]
-        },
-    }
-    if CHANNEL_LAYER_URL.startswith(("redis://", "rediss://"))
-    else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
-}
+# Django Channels serves the WebSockets (tute_api/asgi.py) with no channel layer: a socket awaits its
+# channel of the live updates above, as the long polls and streams do (games/live/sockets.py).
 
 # Whoever knows a match's seed can compute every deal (C12), so by default a seeded match seats only its
 # creator, built-in bots and the creator's own bots. A service that deals the same cards to humans on

@@ -19,17 +19,17 @@ The protocol (docs/clients.md, "Transports"): every frame is a JSON object with 
 - The server closes with a code a client can act on (:data:`CLOSE_CODES`); before closing for a
   refusal it sends ``{"type": "error", "status", "problem"}``.
 
-News reaches the sockets through the channel layer: :func:`match_news` (a ``MATCH_LISTENERS``
-entry) sends ``match.news`` to the match's group; each socket then reads the events after the last
-``seq`` it sent from the log, redacted for its seat, so a socket never relies on the message's
-content. An open socket of a seated player counts as presence (M2), refreshed as it wakes; a
-spectator's holds a :class:`~.watchers.Watch`. A socket lives ``STREAM_MAX_SECONDS`` at most.
+News reaches the sockets as it reaches the long polls and the event streams: each socket awaits the
+match's live-update channel (:func:`.channels.asubscribe`: in the process, fed by one Redis
+subscription per process across processes), then reads the events after the last ``seq`` it sent
+from the log, redacted for its seat, so a socket never relies on a message's content. An open socket
+of a seated player counts as presence (M2), refreshed as it wakes; a spectator's holds a
+:class:`~.watchers.Watch`. A socket lives ``STREAM_MAX_SECONDS`` at most.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -37,9 +37,7 @@ from typing import Any
 from urllib.parse import parse_qs
 from uuid import UUID
 
-from asgiref.sync import async_to_sync
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from django.db import DatabaseError, close_old_connections
 from django.urls import reverse
@@ -50,7 +48,6 @@ from games.matches import services
 from games.matches.bodies import event_body, match_view
 from games.matches.idempotency import answer_once
 from games.matches.models import Event, Match, MatchStatus
-from games.matches.news import MatchNews
 from games.matches.selectors import match_membership
 from games.matches.serializers import MAX_SEQ, ActionInputSerializer, MatchSerializer
 from games.turns import presence
@@ -63,7 +60,7 @@ from tute_api.idempotency import idempotency_for
 from tute_api.threads import in_thread
 from tute_api.throttling import PlayerRateThrottle
 
-from . import watchers
+from . import channels, watchers
 from .slots import connection_slot
 from .stream import BATCH
 
@@ -85,20 +82,6 @@ CLOSE_CODES = {
 #: The server going away (a deploy) closes with 1001 or 1012 (the server's): reconnect with ?after=<last seq>.
 
 _CLOSE_OF_STATUS = {400: 4400, 401: 4401, 403: 4404, 404: 4404, 429: 4429, 503: 4503}
-
-
-def group_of(match_id: object) -> str:
-    """The channel layer's group of a match's sockets."""
-    return f"match.{match_id}"
-
-
-def match_news(news: MatchNews) -> None:
-    """A ``MATCH_LISTENERS`` entry: a change of the match committed; tell its sockets."""
-    layer = get_channel_layer()
-    group = group_of(news.match_id)
-    if layer is None or (isinstance(layer, InMemoryChannelLayer) and group not in layer.groups):
-        return  # in process (make run, tests) with no socket on the match: no event loop to start
-    async_to_sync(layer.group_send)(group, {"type": "match.news", "seq": news.seq})
 
 
 @dataclass
@@ -126,7 +109,7 @@ async def socket_player(token: str) -> Player | None:
 #: The refusal of a token that is not valid.
 BAD_TOKEN = problem(401, "authentication_failed", "The token is not valid (it may have been rotated).")
 #: The refusal of a socket that sent no token in time, or another frame first.
-NO_TOKEN = problem(401, "not_authenticated", "Send {\"type\": \"auth\", \"token\": …} first.")
+NO_TOKEN = problem(401, "not_authenticated", 'Send {"type": "auth", "token": …} first.')
 
 
 def close_code(status: int) -> int:
@@ -198,7 +181,7 @@ class AuthenticatedSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         except exceptions.APIException as exc:
             await self._refuse(problem_of(exc))
             return
-        except Exception:  # the database or the channel layer is away
+        except Exception:  # the database or Redis is away
             logger.exception("A socket of %s could not start", self.scope.get("path"))
             await self._refuse(unavailable())
             return
@@ -254,11 +237,7 @@ class AuthenticatedSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         for task in self.tasks:
             if task is not current:
                 task.cancel()
-        await self._discard()
         await in_thread(self._leave)()
-
-    async def _discard(self) -> None:
-        """Leave what the socket joined on the channel layer (a match's group)."""
 
     def _leave(self) -> None:
         """Give back what the socket holds (a slot of the player's cap, a spectator's lease); once."""
@@ -294,13 +273,13 @@ class MatchSocket(AuthenticatedSocket):
         self.player, self.seat = player, membership.seat
         self.spectator, self.opened_at_seq = membership.spectator, membership.match.seq
         await in_thread(self._lease)(membership.spectator)
-        if self.channel_layer is not None:
-            await self.channel_layer.group_add(group_of(self.match_id), self.channel_name)
         self.keepalive = await in_thread(self._keepalive)(membership.spectator)
         # What an idle tick owes: a spectator's lease, or a seat's presence where the match counts it
         # (M2), or may once it starts; a seat against bots (M3) owes nothing and costs no thread.
-        self.ticks = membership.spectator or membership.match.status == MatchStatus.WAITING or (
-            str(player.pk) in await in_thread(presence.tracked_players)(self.match_id)
+        self.ticks = (
+            membership.spectator
+            or membership.match.status == MatchStatus.WAITING
+            or (str(player.pk) in await in_thread(presence.tracked_players)(self.match_id))
         )
 
     async def _opened(self) -> None:
@@ -313,6 +292,9 @@ class MatchSocket(AuthenticatedSocket):
                 "seq": self.opened_at_seq,
             }
         )
+        listening = asyncio.Event()
+        self.tasks.append(asyncio.create_task(self._listen(listening)))
+        await listening.wait()  # subscribed before the first read: no news is missed in between
         await self._catch_up()
         if not self.closed:
             self.tasks.append(asyncio.create_task(self._tick()))
@@ -393,10 +375,16 @@ class MatchSocket(AuthenticatedSocket):
                 await self.send_json({"type": "ping"})
                 self.last_sent = loop.time()
 
-    async def match_news(self, message: dict[str, Any]) -> None:
-        """The match moved on (the channel layer's ``match.news``): send what is new."""
-        if self.player is not None and not self.closed and message.get("seq", self.after + 1) > self.after:
-            await self._catch_up()
+    async def _listen(self, listening: asyncio.Event) -> None:
+        """Send what is new each time the match's channel has news, for as long as the socket lives."""
+        try:
+            async with channels.asubscribe(channels.match_channel(self.match_id)) as subscription:
+                listening.set()
+                while not self.closed:
+                    if await subscription.wait(settings.STREAM_MAX_SECONDS) and not self.closed:
+                        await self._catch_up()
+        finally:
+            listening.set()
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         kind = content.get("type") if isinstance(content, dict) else None
@@ -419,11 +407,6 @@ class MatchSocket(AuthenticatedSocket):
             await self.send_json({"type": "result", "ref": ref, "status": status, "match": body})
         else:
             await self.send_json({"type": "error", "ref": ref, "status": status, "problem": body})
-
-    async def _discard(self) -> None:
-        if self.channel_layer is not None:
-            with contextlib.suppress(Exception):
-                await self.channel_layer.group_discard(group_of(self.match_id), self.channel_name)
 
     def _leave(self) -> None:
         if self.slot is not None:
