@@ -15,13 +15,20 @@ from tute_api import asgi
 
 
 async def _call(
-    app: Any, method: str, path: str, query: bytes = b"", body: bytes = b"", sent: list[dict[str, Any]] | None = None
+    app: Any,
+    method: str,
+    path: str,
+    query: bytes = b"",
+    body: bytes = b"",
+    sent: list[dict[str, Any]] | None = None,
+    token: str = "",
 ) -> list[dict[str, Any]]:
     scope = {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
         "path": path, "raw_path": path.encode(), "query_string": query, "root_path": "",
         "headers": [(b"host", b"testserver"), (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode())],
+                    (b"content-length", str(len(body)).encode()),
+                    *([(b"authorization", f"Bearer {token}".encode())] if token else [])],
         "client": ("127.0.0.1", 5000), "server": ("testserver", 80),
     }  # fmt: skip
     requests = [{"type": "http.request", "body": body, "more_body": False}]

@@ -43,7 +43,7 @@ from tute_api.pagination import MAX_PAGE, Pagination
 from tute_api.parsers import WHOLE_NUMBER, resume_after
 from tute_api.schema import problems
 
-from . import waits, watchers
+from . import channels, waits, watchers
 from .bodies import LiveEntry
 from .deferred import DeferrableApi
 from .serializers import LIVE_PAGE, LiveMatchPageSerializer, LiveMatchSerializer
@@ -51,6 +51,7 @@ from .slots import TOO_MANY_CONNECTIONS, connection_slot
 from .stream import aevent_stream, event_stream
 
 MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The match's id.")
+
 
 # One message of the event stream, as a client's EventSource hands it over: the stream's
 # schema describes each message (as OpenAPI 3.2's itemSchema does), `: keep-alive` comments and the
@@ -101,9 +102,7 @@ S429 = (
 )
 
 
-def _long_poll(
-    request: Request, match_id: UUID, query: WaitQuerySerializer, answer: Any
-) -> HttpResponseBase:
+def _long_poll(request: Request, match_id: UUID, query: WaitQuerySerializer, answer: Any) -> HttpResponseBase:
     """``answer`` the caller's membership of the match, after a long poll if the query asks for one."""
     data = query.validated_data
     return waits.match_long_poll(
@@ -111,8 +110,15 @@ def _long_poll(
     )
 
 
+class MatchLongPollApi(DeferrableApi):
+    """A read of a match that may be a long poll: it waits on the match's channel."""
 
-class MatchDetailApi(DeferrableApi):
+    @classmethod
+    def channel_of(cls, kwargs: dict[str, Any]) -> str | None:
+        return channels.match_channel(kwargs["match_id"])
+
+
+class MatchDetailApi(MatchLongPollApi):
     @extend_schema(
         operation_id="matches_retrieve",
         summary="The match as the caller sees it",
@@ -135,8 +141,7 @@ class MatchDetailApi(DeferrableApi):
         return _long_poll(request, match_id, query, answer)
 
 
-
-class MatchEventsApi(DeferrableApi):
+class MatchEventsApi(MatchLongPollApi):
     class QuerySerializer(WaitQuerySerializer):
         after = QueryInteger(
             required=False, default=0, min_value=0, max_value=MAX_SEQ, help_text="Only events with a greater seq."
@@ -151,7 +156,7 @@ class MatchEventsApi(DeferrableApi):
         description="Oldest first, each as the caller may see it (other hands and the stock are hidden; a "
         "spectator of a public match sees no hand at all). With `wait`, a long poll: the answer comes as soon as "
         "there is an event after `after`. Pushed as they happen: the event stream (`…/stream`) or the WebSocket "
-        "`/api/v1/matches/{id}/ws` (docs/clients.md, \"Transports\").",
+        '`/api/v1/matches/{id}/ws` (docs/clients.md, "Transports").',
         parameters=[
             MATCH_ID,
             QuerySerializer,
@@ -209,7 +214,7 @@ class MatchStreamApi(DeferrableApi):
         "`too_many_spectators`; beyond the caller's cap of open waits and streams, 429 "
         f"`{TOO_MANY_CONNECTIONS}`. The same events also come over a WebSocket, `/api/v1/matches/{{id}}/ws` "
         "(resumed with `?after=`, which also takes actions; the schema cannot describe it: docs/clients.md, "
-        "\"Transports\").",
+        '"Transports").',
         parameters=[
             MATCH_ID,
             QuerySerializer,
@@ -325,7 +330,7 @@ class MyTurnsApi(DeferrableApi):
         description="Every active match where it is the caller's turn, with the caller's view and "
         "`legal_actions`. With `wait`, answers as soon as there is one, or with an empty list after `wait` "
         "seconds. Answer each with `POST /matches/{match_id}/actions` and `expected_seq`. For an app, the "
-        "\"your turn in 3 matches\" of its home screen; for a `poll` bot, how it gets its turns "
+        '"your turn in 3 matches" of its home screen; for a `poll` bot, how it gets its turns '
         "(docs/http-bots.md), within its `timeout_ms` (`deadline_ms` says what is left).",
         parameters=[QuerySerializer],
         responses={200: TurnsOutputSerializer, **problems(400, 401, 429, s429=S429)},

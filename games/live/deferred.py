@@ -11,6 +11,7 @@ client) the DRF view runs as before: its thread sleeps on the subscription.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -28,6 +29,13 @@ from . import channels, shutdown, waits
 
 class DeferrableApi(APIView):
     """A DRF view whose long polls are awaited by the coroutine of :meth:`as_async_view`."""
+
+    @classmethod
+    def channel_of(cls, kwargs: dict[str, Any]) -> str | None:
+        """The channel a long poll of this view waits on, when the URL tells it: the coroutine then
+        subscribes before the view's first read, so that no news can fall between them and the wait
+        needs no second read to learn whether it came."""
+        return None
 
     def finalize_response(
         self, request: Request, response: HttpResponseBase, *args: Any, **kwargs: Any
@@ -53,14 +61,18 @@ class DeferrableApi(APIView):
         async def view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             if not isinstance(request, ASGIRequest):
                 return await sync_to_async(drf_view)(request, *args, **kwargs)
-            token = waits._deferring.set(True)
-            try:
-                response: HttpResponseBase = await in_thread(drf_view)(request, *args, **kwargs)
-            finally:
-                waits._deferring.reset(token)
-            if isinstance(response, waits.WaitingResponse):
-                return await await_news(response)
-            return response
+            channel = cls.channel_of(kwargs)
+            async with channels.asubscribe(channel) if channel else contextlib.nullcontext() as subscription:
+                token = waits._deferring.set(True)
+                try:
+                    response: HttpResponseBase = await in_thread(drf_view)(request, *args, **kwargs)
+                finally:
+                    waits._deferring.reset(token)
+                if isinstance(response, waits.WaitingResponse):
+                    if subscription is not None and response.channel == channel:
+                        return await _awaited(response, subscription, ready=False)
+                    return await await_news(response)
+                return response
 
         # What DRF's and drf-spectacular's URL inspection read of a view.
         view.cls = cls  # type: ignore[attr-defined]
@@ -72,13 +84,28 @@ class DeferrableApi(APIView):
 
 async def await_news(waiting: waits.WaitingResponse) -> HttpResponseBase:
     """Await the news a :class:`~.waits.WaitingResponse` waits for, holding no thread, then answer."""
+    async with channels.asubscribe(waiting.channel) as subscription:
+        # News may have come between the view's read and the subscription: read again first.
+        return await _awaited(waiting, subscription, ready=None)
+
+
+async def _awaited(
+    waiting: waits.WaitingResponse, subscription: channels.AsyncSubscription, *, ready: bool | None
+) -> HttpResponseBase:
+    """Wait on ``subscription`` (``ready``: known, or None to read first), then answer: a wake reads
+    whether the news is the one awaited and answers in the same thread when it is."""
+
+    def answer_if_ready() -> HttpResponseBase | None:
+        return waiting.answer() if waiting.ready() else None
+
     try:
-        async with channels.asubscribe(waiting.channel) as subscription:
-            deadline = time.monotonic() + waiting.timeout
-            ready = await in_thread(waiting.ready)()  # news between the view's read and the subscription
-            while not ready and not shutdown.draining() and (left := deadline - time.monotonic()) > 0:
-                if await subscription.wait(left) and not shutdown.draining():
-                    ready = await in_thread(waiting.ready)()
+        deadline = time.monotonic() + waiting.timeout
+        if ready is None and (answer := await in_thread(answer_if_ready)()) is not None:
+            return answer
+        while not shutdown.draining() and (left := deadline - time.monotonic()) > 0:
+            woken = await subscription.wait(left) and not shutdown.draining()
+            if woken and (answer := await in_thread(answer_if_ready)()) is not None:
+                return answer
         return await in_thread(waiting.answer)()
     finally:
         for release in waiting.release:
