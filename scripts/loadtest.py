@@ -447,59 +447,35 @@ def main() -> None:
     parser.add_argument("--variant", default="clasico")
     parser.add_argument("--options", default='{"games_to_win": 1}', help="match options as JSON")
     parser.add_argument("--bots", default="level-1")
-    parser.add_argument(
-        "--think-ms",
-        type=float,
-        default=0,
-        help="each client's pause before each action, as a player choosing a card (default 0)",
-    )
+    parser.add_argument("--think-ms", type=float, default=0,
+                        help="each client's pause before each action, as a player choosing a card (default 0)")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--web-workers", type=int, default=4, help="gunicorn's uvicorn worker processes (default 4)")
+    parser.add_argument("--server", choices=["asgi", "wsgi"], default="asgi",
+                        help="asgi: the production serving (gunicorn.conf.py); wsgi: gunicorn's gthread workers on "
+                             "tute_api.wsgi, --web-threads each, to tell ASGI's cost from the views' (waits then hold "
+                             "a thread: not with --idle)")
+    parser.add_argument("--web-threads", type=int, default=8,
+                        help="ASGI_THREADS: threads per worker for the waits' reads (default 8)")
+    parser.add_argument("--idle", type=int, default=0,
+                        help="idle connected clients beside the active ones: a third each SSE streams, long polls and "
+                             "WebSockets (default 0)")
+    parser.add_argument("--idle-per-player", type=int, default=8,
+                        help="idle connections per idle player, all on its match (default 8)")
     parser.add_argument(
-        "--server",
-        choices=["asgi", "wsgi"],
-        default="asgi",
-        help="asgi: the production serving (gunicorn.conf.py); wsgi: gunicorn's gthread workers on "
-        "tute_api.wsgi, --web-threads each, to tell ASGI's cost from the views' (waits then hold "
-        "a thread: not with --idle)",
-    )
-    parser.add_argument(
-        "--web-threads", type=int, default=8, help="ASGI_THREADS: threads per worker for the waits' reads (default 8)"
-    )
-    parser.add_argument(
-        "--idle",
-        type=int,
-        default=0,
-        help="idle connected clients beside the active ones: a third each SSE streams, long polls and "
-        "WebSockets (default 0)",
-    )
-    parser.add_argument(
-        "--idle-per-player", type=int, default=8, help="idle connections per idle player, all on its match (default 8)"
-    )
-    parser.add_argument(
-        "--celery-concurrency",
-        type=int,
-        default=1,
+        "--celery-concurrency", type=int, default=1,
         help="Celery worker processes (default 1: on a machine it shares with the web server, the bots' turns "
-        "take one core at most and the players' requests always find the other)",
+             "take one core at most and the players' requests always find the other)",
     )
     parser.add_argument(
         "--worker-nice", type=int, default=10,
         help="niceness of the Celery worker (default 10: the web server's requests come first)",
     )  # fmt: skip
-    parser.add_argument(
-        "--client-processes",
-        type=int,
-        default=0,
-        help="processes the clients run in (default: one per client, as separate devices)",
-    )
+    parser.add_argument("--client-processes", type=int, default=0,
+                        help="processes the clients run in (default: one per client, as separate devices)")
     parser.add_argument("--database", default="tute_loadtest")
-    parser.add_argument(
-        "--pgbench-seconds",
-        type=float,
-        default=15,
-        help="after the load, pgbench the statements of an action this long (0: no ceiling)",
-    )
+    parser.add_argument("--pgbench-seconds", type=float, default=15,
+                        help="after the load, pgbench the statements of an action this long (0: no ceiling)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, _interrupted)  # as Ctrl-C: stop what was started, drop the database
@@ -579,18 +555,8 @@ def main() -> None:
                 continue
             process = multiprocessing.get_context("fork").Process(
                 target=client_process,
-                args=(
-                    args.port,
-                    threads,
-                    seed,
-                    deadline,
-                    start + args.warmup,
-                    args.variant,
-                    options,
-                    args.bots,
-                    args.think_ms / 1000,
-                    queue,
-                ),
+                args=(args.port, threads, seed, deadline, start + args.warmup, args.variant, options, args.bots,
+                      args.think_ms / 1000, queue),
             )
             process.start()
             processes.append(process)
