@@ -135,3 +135,15 @@ def test_a_cookie_goes_out_as_asgi_servers_take_it() -> None:
     sent = asyncio.run(_call(asgi.application, "GET", "/api/docs/"))
     cookies = [value for name, value in sent[0]["headers"] if name == b"set-cookie"]
     assert cookies and all(value.startswith(b"csrftoken=") for value in cookies)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_read_of_a_view_that_may_wait_runs_the_drf_view_itself_when_it_does_not_wait(handlers: list[str]) -> None:
+    """Not through a coroutine and back into a thread: Django's WSGI handler calls the sync view."""
+    from games.live import urls
+
+    view = next(p.callback for p in urls.urlpatterns if p.name == "match")
+    assert not asyncio.iscoroutinefunction(view) and asyncio.iscoroutinefunction(view.async_view)
+    match = "/api/v1/matches/00000000-0000-0000-0000-000000000000"
+    sent = asyncio.run(_call(asgi.application, "GET", match))
+    assert handlers == ["WSGIHandler"] and sent[0]["status"] == 401

@@ -99,6 +99,12 @@ class Handler(ASGIHandler):
         else:
             await super().__call__(scope, receive, send)
 
+    def resolve_request(self, request: Any) -> Any:
+        """A view that waits as a coroutine (``games.live.deferred``) gives this handler its coroutine."""
+        match = super().resolve_request(request)
+        match.func = getattr(match.func, "async_view", match.func)
+        return match
+
 
 _wsgi = WSGIHandler()
 django_application: Any = Handler()

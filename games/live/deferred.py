@@ -1,12 +1,14 @@
 """The waiting views as coroutines under ASGI: a long poll, an event stream or a turns poll holds no
 thread while it waits.
 
-:meth:`DeferrableApi.as_async_view` wraps a DRF view in a coroutine. Under ASGI it runs the DRF view
+:meth:`DeferrableApi.as_async_view` gives a DRF view a coroutine twin. For a request that may wait,
+``tute_api.asgi.Handler`` calls the coroutine: it runs the DRF view
 (authentication, rate limits, validation, the first read) in a thread with :func:`.waits.deferring`
 on; a view that must wait answers with a :class:`~.waits.WaitingResponse`, which the coroutine awaits
 on the live-update channel (:func:`.channels.asubscribe`) with the thread and the database connection
-given back, then finishes in a thread again (a short read, the DRF response). Under WSGI (the test
-client) the DRF view runs as before: its thread sleeps on the subscription.
+given back, then finishes in a thread again (a short read, the DRF response). Every other request
+(one that does not wait; any under WSGI, as the test client's) runs the DRF view itself: a long poll
+there sleeps in its thread on the subscription.
 """
 
 from __future__ import annotations
@@ -16,8 +18,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from asgiref.sync import sync_to_async
-from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -56,11 +56,11 @@ class DeferrableApi(APIView):
 
     @classmethod
     def as_async_view(cls, **initkwargs: Any) -> Callable[..., Any]:
+        """The DRF view, for the requests that do not wait and for WSGI, with its coroutine for the
+        requests that may wait (``async_view``, which ``tute_api.asgi.Handler`` calls instead)."""
         drf_view = cls.as_view(**initkwargs)
 
         async def view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-            if not isinstance(request, ASGIRequest):
-                return await sync_to_async(drf_view)(request, *args, **kwargs)
             channel = cls.channel_of(kwargs)
             async with channels.asubscribe(channel) if channel else contextlib.nullcontext() as subscription:
                 token = waits._deferring.set(True)
@@ -74,12 +74,9 @@ class DeferrableApi(APIView):
                     return await await_news(response)
                 return response
 
-        # What DRF's and drf-spectacular's URL inspection read of a view.
-        view.cls = cls  # type: ignore[attr-defined]
-        view.initkwargs = initkwargs  # type: ignore[attr-defined]
         view.csrf_exempt = True  # type: ignore[attr-defined]
-        view.__doc__ = cls.__doc__
-        return view
+        drf_view.async_view = view  # type: ignore[attr-defined]
+        return drf_view
 
 
 async def await_news(waiting: waits.WaitingResponse) -> HttpResponseBase:
