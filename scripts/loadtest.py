@@ -157,6 +157,60 @@ def _guarded(*args: Any) -> None:
         out["errors"].append(f"{type(exc).__name__}: {exc}")
 
 
+# -- one greedy player: more waits than its cap, beside the others --------------------------------------
+
+
+def greedy_process(port: int, waits: int, queue: Any, ready: Any) -> None:
+    """One player holding ``waits`` long polls on its match at once, each sent again when answered (a
+    refused one after its ``Retry-After``), until SIGUSR1: how many were held and how many refused."""
+    import asyncio
+
+    out: dict[str, Any] = {"waits": waits, "answered": 0, "refused": {}, "errors": 0, "error_samples": []}
+    done = asyncio.Event()
+
+    async def main() -> None:
+        import httpx
+
+        asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, done.set)
+        limits = httpx.Limits(max_connections=waits + 10, max_keepalive_connections=waits + 10)
+        async with httpx.AsyncClient(base_url=f"http://{HOST}:{port}", limits=limits, timeout=60) as client:
+            answer = await client.post("/api/v1/players/", json={"username": f"greedy-{secrets.token_hex(3)}"})
+            auth = {"Authorization": f"Bearer {answer.json()['token']}"}
+            body = {"variant": "clasico", "options": {"games_to_win": 1},
+                    "seats": [{"player": "me"}] + [{"bot": "level-1"}] * 3}  # fmt: skip
+            view = (await client.post("/api/v1/matches/", json=body, headers=auth)).json()
+            while not view["legal_actions"]:  # its turn: the bots wait, so nothing answers its waits early
+                view = (await client.get(f"/api/v1/matches/{view['id']}?after={view['seq']}&wait=10",
+                                         headers=auth)).json()  # fmt: skip
+
+            async def wait_again() -> None:
+                while not done.is_set():
+                    try:
+                        got = await client.get(f"/api/v1/matches/{view['id']}?after={view['seq']}&wait=25",
+                                               headers=auth)  # fmt: skip
+                    except Exception as exc:  # noqa: BLE001
+                        got = None
+                        out["errors"] += 1
+                        if len(out["error_samples"]) < 5:
+                            out["error_samples"].append(f"{type(exc).__name__}: {exc}")
+                    if got is not None and got.status_code == 200:
+                        out["answered"] += 1  # held for its whole wait: nothing happens on the match
+                    elif got is not None:
+                        code = f"{got.status_code} {got.json().get('code')}"
+                        out["refused"][code] = out["refused"].get(code, 0) + 1
+                        await asyncio.sleep(float(got.headers.get("Retry-After", 1)))  # as the answer asks
+
+            tasks = [asyncio.create_task(wait_again()) for _ in range(waits)]
+            ready.set()
+            await done.wait()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(main())
+    queue.put(out)
+
+
 # -- the idle clients: one asyncio process, no thread per connection ------------------------------
 
 
@@ -460,6 +514,9 @@ def main() -> None:
     parser.add_argument("--idle", type=int, default=0,
                         help="idle connected clients beside the active ones: a third each SSE streams, long polls and "
                              "WebSockets (default 0)")
+    parser.add_argument("--greedy", type=int, default=0,
+                        help="one more player holding this many long polls at once on its match, beyond its cap "
+                             "of live connections (default 0: none)")
     parser.add_argument("--idle-per-player", type=int, default=8,
                         help="idle connections per idle player, all on its match (default 8)")
     parser.add_argument(
@@ -540,6 +597,15 @@ def main() -> None:
             if not ready.wait(600):
                 raise SystemExit("loadtest: the idle clients did not connect within 600 s")
         rss_idle = tree_rss_bytes(web.pid)
+        greedy_process_ = None
+        if args.greedy:
+            greedy_ready = multiprocessing.get_context("fork").Event()
+            greedy_process_ = multiprocessing.get_context("fork").Process(
+                target=greedy_process, args=(args.port, args.greedy, idle_queue, greedy_ready)
+            )
+            greedy_process_.start()
+            if not greedy_ready.wait(120):
+                raise SystemExit("loadtest: the greedy player did not start within 120 s")
 
         load_before = os.getloadavg()[0]
         start = time.monotonic()
@@ -575,6 +641,11 @@ def main() -> None:
             os.kill(idle_process.pid, signal.SIGUSR1)  # done: report
             idle_result = idle_queue.get(timeout=120)
             idle_process.join(30)
+        greedy_result = None
+        if greedy_process_ is not None:
+            os.kill(greedy_process_.pid, signal.SIGUSR1)
+            greedy_result = idle_queue.get(timeout=120)
+            greedy_process_.join(30)
         measured = args.seconds - args.warmup
         load_after = os.getloadavg()[0]
         stop(web)
@@ -655,6 +726,9 @@ def main() -> None:
             "server_mb_per_1000_connections": round((rss_idle - rss_base) / 2**20 / args.idle * 1000, 1),
         }
         errors += [f"idle: {e}" for e in (idle_result or {}).get("error_samples", [])]
+    if args.greedy:
+        figures["greedy"] = {**(greedy_result or {}), "cap": int(env["LIVE_CONNECTIONS_PER_PLAYER"])}
+        errors += [f"greedy: {e}" for e in (greedy_result or {}).get("error_samples", [])]
     if args.json:
         print(json.dumps(figures, indent=2))
     else:
@@ -679,6 +753,12 @@ def main() -> None:
                   f"{idle.get('fanout_ms', {}).get('p99')} ms ({idle.get('fanouts')} events); server memory "
                   f"{idle['server_rss_mb_before']} MB before, {idle['server_rss_mb_with_idle']} MB with them: "
                   f"{idle['server_mb_per_1000_connections']} MB per 1,000 connections")  # fmt: skip
+        if args.greedy:
+            greedy = figures["greedy"]
+            refused = ", ".join(f"{n} × {code}" for code, n in greedy.get("refused", {}).items()) or "none"
+            print(f"  greedy player: {greedy.get('waits')} long polls at once (each again when answered, a refusal "
+                  f"after its Retry-After), cap {greedy['cap']}: {greedy.get('answered')} held to their end; refused: "
+                  f"{refused}; {greedy.get('errors')} errors")  # fmt: skip
         if "ceiling" in figures:
             found = figures["ceiling"]
             if "error" in found:

@@ -41,11 +41,15 @@ def test_a_short_load_test_plays_without_errors_and_reports_its_figures() -> Non
     _services_or_skip()
     run = subprocess.run(
         [sys.executable, "scripts/loadtest.py", "--clients", "2", "--seconds", "6", "--warmup", "1",
-         "--port", str(services.free_port()), "--database", DATABASE, "--pgbench-seconds", "2", "--json"],
+         "--port", str(services.free_port()), "--database", DATABASE, "--pgbench-seconds", "2", "--greedy", "15",
+         "--web-workers", "1", "--json"],
         cwd=BASE_DIR, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     figures = json.loads(run.stdout)
+    greedy = figures["greedy"]  # one process: 15 waits of one player, a cap of 10 (slots are counted per process)
+    assert greedy["cap"] == 10 and greedy["refused"].get("429 too_many_connections", 0) >= 5, greedy
+    assert set(greedy["refused"]) == {"429 too_many_connections"} and greedy["errors"] == 0, greedy
     assert figures["errors"] == 0 and figures["actions"] > 0
     latency = figures["latency_ms"]
     assert 0 < latency["p50"] <= latency["p95"] <= latency["p99"] <= latency["max"]
