@@ -2,7 +2,7 @@
 #   make run    install if needed, migrate, serve on $(HOST):$(PORT) under uvicorn (ASGI; Celery beat's schedule in process)
 #   make test   install if needed, run the whole test suite
 #   make lint   install if needed, run ruff, import-linter and mypy (strict, on the engine)
-#   make fuzz   install if needed, a long schema fuzzing run of new cases (FUZZ_CASES; make test runs 2,000 fixed ones)
+#   make fuzz   install if needed, a long schema fuzzing run of new cases (FUZZ_CASES; make test runs 1,000 fixed ones)
 #   make loadtest  the service under gunicorn on PostgreSQL + a Celery worker, N clients (docs/performance.md)
 #   make chaos  5 minutes of mixed play on own PostgreSQL/Redis with faults at random (docs/reliability.md)
 

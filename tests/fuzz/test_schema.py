@@ -6,7 +6,7 @@ request. The stateful part chains operations along the links schemathesis infers
 operation whose answer carries an ``id`` feeds the operations with that path parameter: create a match,
 read it, join it, post an action to it, cancel it...).
 
-``FUZZ_CASES`` (default 2,000) is the least number of cases the run must send in all; ``make fuzz``
+``FUZZ_CASES`` (default 1,000) is the least number of cases the run must send in all; ``make fuzz``
 runs a long one. docs/reliability.md, "Schema fuzzing", says what it found."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from games.live import waits
 from games.lobby import channel as lobby_channel
 from players.services import player_create
 
-CASES = int(os.environ.get("FUZZ_CASES", "2000"))
+CASES = int(os.environ.get("FUZZ_CASES", "1000"))
 #: ``make test`` fuzzes the same cases each run (hypothesis derandomized: a run fails only on a change of
 #: the code); ``make fuzz`` (FUZZ_RANDOM=1) draws new ones each time, to find what those do not.
 DERANDOMIZE = os.environ.get("FUZZ_RANDOM") != "1"
