@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 @pytest.mark.timeout(280)
 def test_a_short_chaos_run_loses_no_acknowledged_action_and_answers_no_5xx_but_503():
     run = subprocess.run(
-        [sys.executable, "scripts/chaos.py", "--minutes", "0.5", "--every", "10", "--faults", "worker,broker",
+        [sys.executable, "scripts/chaos.py", "--minutes", "0.75", "--every", "14", "--faults", "worker,broker",
          "--seed", "17", "--json"],
         cwd=ROOT, capture_output=True, text=True, timeout=260,
     )  # fmt: skip
