@@ -4,6 +4,7 @@
 #   make lint   install if needed, run ruff, import-linter and mypy (strict, on the engine)
 #   make fuzz   install if needed, a long schema fuzzing run of new cases (FUZZ_CASES; make test runs 1,000 fixed ones)
 #   make loadtest  the service under gunicorn on PostgreSQL + a Celery worker, N clients (docs/performance.md)
+#   make reqbench  the server's CPU per request of each kind, one process, one client (docs/performance.md)
 #   make chaos  5 minutes of mixed play on own PostgreSQL/Redis with faults at random (docs/reliability.md)
 
 SHELL := /bin/bash
@@ -15,7 +16,7 @@ PORT ?= 8000
 # 0.0.0.0 to reach make run from a phone on the LAN; an emulator reaches 127.0.0.1 as 10.0.2.2.
 HOST ?= 127.0.0.1
 
-.PHONY: run test lint install loadtest contract scalebench fuzz queuebench chaos
+.PHONY: run test lint install loadtest reqbench contract scalebench fuzz queuebench chaos
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
@@ -51,6 +52,9 @@ fuzz: $(STAMP)
 
 loadtest: $(STAMP)
 	$(BIN)/python scripts/loadtest.py $(LOADTEST_ARGS)
+
+reqbench: $(STAMP)
+	$(BIN)/python scripts/reqbench.py $(REQBENCH_ARGS)
 
 # Play now's queue: N players queueing over a minute for clasico and dos (scripts/queuebench.py).
 queuebench: $(STAMP)

@@ -147,3 +147,32 @@ def test_a_read_of_a_view_that_may_wait_runs_the_drf_view_itself_when_it_does_no
     match = "/api/v1/matches/00000000-0000-0000-0000-000000000000"
     sent = asyncio.run(_call(asgi.application, "GET", match))
     assert handlers == ["WSGIHandler"] and sent[0]["status"] == 401
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_waiting_request_runs_djangos_middleware_hooks_without_a_thread_hop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Django's MiddlewareMixin sends each process_request/process_response of an async request to a
+    thread and back: 13 hops for the seven stock middlewares (tute_api/stock_middleware.py)."""
+    from asgiref import sync
+
+    hops: list[str] = []
+    made = sync.SyncToAsync.__init__
+
+    def counted(self: Any, func: Any, *args: Any, **kwargs: Any) -> None:
+        hops.append(getattr(func, "__name__", repr(func)))
+        made(self, func, *args, **kwargs)
+
+    monkeypatch.setattr(sync.SyncToAsync, "__init__", counted)
+    match = "/api/v1/matches/00000000-0000-0000-0000-000000000000"
+    sent = asyncio.run(_call(asgi.application, "GET", match, query=b"after=0&wait=5"))
+    assert sent[0]["status"] == 401
+    headers = {name.lower(): value for name, value in sent[0]["headers"]}
+    assert headers[b"x-frame-options"] == b"DENY" and headers[b"x-content-type-options"] == b"nosniff"  # still run
+    assert not [hop for hop in hops if hop.startswith("process_")], hops
+
+
+@pytest.mark.django_db(transaction=True)
+def test_only_the_api_waits_under_the_asgi_handler(handlers: list[str]) -> None:
+    """The admin's pages use sessions, which the event loop must not save: they never take the waiting path."""
+    asyncio.run(_call(asgi.application, "GET", "/admin/login/", query=b"wait=5"))
+    assert handlers == ["WSGIHandler"]

@@ -33,7 +33,8 @@ from games.live import shutdown  # noqa: E402
 from games.lobby import routing as lobby_routing  # noqa: E402
 from tute_api.threads import in_pool  # noqa: E402
 
-#: The requests that may wait: a stream, or a long poll (``wait=`` in the query).
+#: The requests that may wait: a stream, or a long poll (``wait=`` in the query), under ``/api/`` (the admin's
+#: pages, which use sessions, never wait: tute_api/stock_middleware.py).
 WAITING = re.compile(rb"(^|&)wait=[1-9]")
 
 
@@ -90,7 +91,7 @@ class Handler(ASGIHandler):
     """
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and (
+        if scope["type"] == "http" and scope["path"].startswith("/api/") and (
             scope["path"].endswith("/stream") or WAITING.search(scope.get("query_string", b""))
         ):
             await self.handle(scope, receive, send)
