@@ -43,7 +43,6 @@ def respond_once(
     return answer_once(request.user, idempotency_of(request), respond, location)
 
 
-@transaction.atomic
 def answer_once(
     player: Player,
     idempotency: Idempotency | None,
@@ -52,9 +51,19 @@ def answer_once(
 ) -> Response:
     """``respond()``'s answer, once per ``idempotency``'s key (None: simply ``respond()``): an HTTP
     request's, or an action sent over a match's WebSocket (``games.live.sockets``), which names the
-    same path, so that a key retried over either transport gets the first answer."""
+    same path, so that a key retried over either transport gets the first answer.
+
+    Without a key no transaction is opened here: ``respond()``'s service has its own, and one around it
+    cost every unkeyed action two more round trips (a savepoint and its release)."""
     if idempotency is None:
         return respond()
+    with transaction.atomic():
+        return _answer_once(player, idempotency, respond, location)
+
+
+def _answer_once(
+    player: Player, idempotency: Idempotency, respond: Callable[[], Response], location: Callable[[Any], str] | None
+) -> Response:
     first = _first_answer(player, idempotency)
     if first is not None:
         if location is not None and first.status_code == 201:

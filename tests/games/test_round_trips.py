@@ -1,0 +1,32 @@
+"""The database round trips of the hot paths: an action opens one transaction, not a savepoint in another."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from .helpers import human_table
+
+pytestmark = pytest.mark.django_db(transaction=True)  # no test transaction around: the service's own is seen
+
+
+def test_an_action_without_an_idempotency_key_opens_no_savepoint() -> None:
+    table = human_table("dos", {}, seed=2)
+    turn = table.view(0)["hand"]["turn"]
+    action = table.view(turn)["legal_actions"][0]
+    with CaptureQueriesContext(connection) as queries:
+        assert table.seats[turn].post(table.url("/actions"), action).status_code == 200
+    statements = [q["sql"] for q in queries.captured_queries]
+    assert any("FOR UPDATE" in sql for sql in statements), statements  # the match was locked
+    assert not [sql for sql in statements if "SAVEPOINT" in sql], statements
+
+
+def test_an_action_with_an_idempotency_key_is_kept_with_the_move() -> None:
+    table = human_table("dos", {}, seed=2)
+    turn = table.view(0)["hand"]["turn"]
+    action = table.view(turn)["legal_actions"][0]
+    first = table.seats[turn].post(table.url("/actions"), action, headers={"Idempotency-Key": "k-1"})
+    again = table.seats[turn].post(table.url("/actions"), action, headers={"Idempotency-Key": "k-1"})
+    assert first.status_code == again.status_code == 200
+    assert again.headers["Idempotent-Replayed"] == "true" and again.json() == first.json()
