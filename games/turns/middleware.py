@@ -52,7 +52,9 @@ class PresenceMiddleware:
         if found is None:
             return await self.get_response(request)  # type: ignore[no-any-return,misc]
         match_id = found["match_id"]
-        seated = await in_thread(presence.tracked_players)(match_id)
+        seated = presence.tracked_players_known(match_id)
+        if seated is None:  # the first call of this process on the match: one query, in a thread
+            seated = await in_thread(presence.tracked_players)(match_id)
         if not seated:
             return await self.get_response(request)  # type: ignore[no-any-return,misc]
         if wait := _wait_seconds(request):

@@ -67,10 +67,16 @@ def tracked_players(match_id: UUID | str) -> frozenset[str]:
     One query the first time a process asks; the answer is then kept, since it cannot change for a
     match that has started: its humans stay, and one that is over has no presence rows left. So a
     match of one human against bots (M3) costs its calls no presence query at all."""
-    key = str(match_id)
-    known = _TRACKED.get(key)
-    if known is not None:
-        return known
+    known = tracked_players_known(match_id)
+    return known if known is not None else _tracked_players_read(str(match_id))
+
+
+def tracked_players_known(match_id: UUID | str) -> frozenset[str] | None:
+    """:func:`tracked_players` when this process knows it already (no query: an event loop may call it); else None."""
+    return _TRACKED.get(str(match_id))
+
+
+def _tracked_players_read(key: str) -> frozenset[str]:
     row = Match.objects.filter(pk=key).values_list("status", "seating").first()
     if row is None or row[0] == MatchStatus.WAITING:
         return frozenset()  # its seats may still fill: ask again next time

@@ -354,3 +354,32 @@ def test_a_move_the_turn_clock_plays_for_a_poll_bot_is_not_counted_as_its_own():
         assert clock.turn_clock_expire(match_id=match_id, seq=match.seq, now=timezone.now() + timedelta(seconds=6))
     assert Match.objects.get(pk=match_id).seq > match.seq, "the clock played for the bot"
     assert not BotCall.objects.filter(bot_id=bot["id"], outcome="ok").exists(), "not the bot's own move"
+
+
+
+def test_under_asgi_a_match_this_process_knows_costs_its_calls_no_thread_for_presence(monkeypatch):
+    """The middleware's coroutine sends to a thread only what must read: a known match is looked up in place."""
+    import asyncio
+
+    from games.turns import middleware
+
+    monkeypatch.setattr(presence, "_TRACKED", {"m-known": frozenset()})
+    sent_to_threads: list[object] = []
+
+    def in_thread(function):
+        sent_to_threads.append(function)
+
+        async def run(*args, **kwargs):
+            return frozenset()  # nobody tracked: one human against bots (M3)
+
+        return run
+
+    async def answered(request):
+        return "answer"
+
+    monkeypatch.setattr(middleware, "in_thread", in_thread)
+    presence_middleware = middleware.PresenceMiddleware(answered)
+    for match_id in ("m-known", "m-new"):
+        monkeypatch.setattr(middleware, "MATCH_PATH", mock.Mock(match=lambda path, m=match_id: {"match_id": m}))
+        assert asyncio.run(presence_middleware(mock.Mock(path="/api/v1/matches/…"))) == "answer"
+    assert sent_to_threads == [presence.tracked_players]  # only the match it did not know: read once, in a thread
