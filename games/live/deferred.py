@@ -41,16 +41,19 @@ class DeferrableApi(APIView):
         self, request: Request, response: HttpResponseBase, *args: Any, **kwargs: Any
     ) -> HttpResponseBase:
         if isinstance(response, waits.WaitingResponse):
-            answer = response.answer
+            answer, answer_if_ready = response.answer, response.answer_if_ready
 
-            def finish() -> HttpResponseBase:
+            def finish(done: Callable[[], HttpResponseBase | None]) -> HttpResponseBase | None:
                 try:
-                    done = answer()
+                    answered = done()
                 except Exception as exc:  # a problem, as the view's own errors are
-                    done = self.handle_exception(exc)
-                return super(DeferrableApi, self).finalize_response(request, done, *args, **kwargs)
+                    answered = self.handle_exception(exc)
+                if answered is None:
+                    return None
+                return super(DeferrableApi, self).finalize_response(request, answered, *args, **kwargs)
 
-            response.answer = finish
+            response.answer = lambda: finish(answer)  # type: ignore[assignment,return-value]
+            response.answer_if_ready = lambda: finish(answer_if_ready)
             return response
         return super().finalize_response(request, response, *args, **kwargs)
 
@@ -90,18 +93,14 @@ async def _awaited(
     waiting: waits.WaitingResponse, subscription: channels.AsyncSubscription, *, ready: bool | None
 ) -> HttpResponseBase:
     """Wait on ``subscription`` (``ready``: known, or None to read first), then answer: a wake reads
-    whether the news is the one awaited and answers in the same thread when it is."""
-
-    def answer_if_ready() -> HttpResponseBase | None:
-        return waiting.answer() if waiting.ready() else None
-
+    once, in one thread, and answers there when the news is the one awaited."""
     try:
         deadline = time.monotonic() + waiting.timeout
-        if ready is None and (answer := await in_thread(answer_if_ready)()) is not None:
+        if ready is None and (answer := await in_thread(waiting.answer_if_ready)()) is not None:
             return answer
         while not shutdown.draining() and (left := deadline - time.monotonic()) > 0:
             woken = await subscription.wait(left) and not shutdown.draining()
-            if woken and (answer := await in_thread(answer_if_ready)()) is not None:
+            if woken and (answer := await in_thread(waiting.answer_if_ready)()) is not None:
                 return answer
         return await in_thread(waiting.answer)()
     finally:

@@ -43,20 +43,22 @@ def deferring() -> bool:
 
 
 class WaitingResponse(HttpResponse):
-    """Not an answer yet: what the ASGI coroutine awaits (``channel``, at most ``timeout`` seconds,
-    unless ``ready()`` says the news came already), then ``answer()``; ``release`` runs once it is done."""
+    """Not an answer yet: what the ASGI coroutine awaits (``channel``, at most ``timeout`` seconds).
+    At each wake ``answer_if_ready()`` reads once and answers if the news it waits for came (else None);
+    when the time is up, ``answer()``; ``release`` runs once it is done."""
 
     def __init__(
         self,
         *,
         channel: str,
         timeout: float,
-        ready: Callable[[], bool],
+        answer_if_ready: Callable[[], HttpResponseBase | None],
         answer: Callable[[], HttpResponseBase],
         release: list[Callable[[], None]],
     ) -> None:
         super().__init__(status=204)
-        self.channel, self.timeout, self.ready, self.answer, self.release = channel, timeout, ready, answer, release
+        self.channel, self.timeout, self.release = channel, timeout, release
+        self.answer_if_ready, self.answer = answer_if_ready, answer
 
 
 def refresh_connection() -> None:
@@ -74,12 +76,6 @@ def release_connection() -> None:
 
 def _settled(match: Match, after: int) -> bool:
     return match.seq > after or match.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED)
-
-
-def _moved(match_id: UUID, after: int) -> bool:
-    row = Match.objects.filter(pk=match_id).values_list("seq", "status").first()
-    release_connection()
-    return row is None or row[0] > after or row[1] in (MatchStatus.FINISHED, MatchStatus.CANCELLED)
 
 
 def match_long_poll(
@@ -108,14 +104,18 @@ def match_long_poll(
             release.append(watch.leave)
         release_connection()
 
-        def fresh() -> HttpResponseBase:
-            match = Match.objects.fetch(match_id) or membership.match
-            return answer(Membership(match, membership.seat, spectator=membership.spectator))
+        def fresh(*, moved_only: bool = False) -> HttpResponseBase | None:
+            """The match read once: answered (or, ``moved_only``, only if it moved past ``after``)."""
+            match = Match.objects.fetch(match_id)
+            if moved_only and match is not None and not _settled(match, after):
+                release_connection()
+                return None
+            return answer(Membership(match or membership.match, membership.seat, spectator=membership.spectator))
 
         return WaitingResponse(
             channel=channels.match_channel(match_id),
             timeout=timeout,
-            ready=lambda: _moved(match_id, after),
+            answer_if_ready=lambda: fresh(moved_only=True),
             answer=fresh,
             release=release,
         )
@@ -154,15 +154,16 @@ def player_long_poll(
         slot = connection_slot(player.pk, kind).acquire()
         release_connection()
 
-        def ready() -> bool:
-            has = bool(read())
+        def answer_if_found() -> HttpResponseBase | None:
+            if found := read():
+                return answer(found)
             release_connection()
-            return has
+            return None
 
         return WaitingResponse(
             channel=channels.player_channel(player.pk),
             timeout=timeout,
-            ready=ready,
+            answer_if_ready=answer_if_found,
             answer=lambda: answer(read()),
             release=[slot.release],
         )

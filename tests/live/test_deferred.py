@@ -1,15 +1,20 @@
 """games/live/deferred.py under the ASGI application, in process: a match's long poll subscribes before
-the view's first read, so that a wait woken by news reads once to answer (not once more beforehand)."""
+the view's first read, so that a wait woken by news reads the match once, to learn and to answer."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
+from uuid import UUID
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.db import connection
+from django.http import HttpResponse
+from django.test.utils import CaptureQueriesContext
 
 from games.live import waits
+from games.matches.models import Match
 from tests.games.helpers import human_table
 from tests.test_asgi_handler import _call
 from tute_api.asgi import application
@@ -17,21 +22,23 @@ from tute_api.asgi import application
 pytestmark = pytest.mark.django_db(transaction=True)  # the views read and commit as a server does
 
 
-def test_a_match_long_poll_woken_by_a_move_answers_with_one_read_of_whether_it_moved(
+def test_a_match_long_poll_woken_by_a_move_answers_with_one_read_of_the_match(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     table = human_table("dos", {"games_to_win": 1})
     url = f"/api/v1/matches/{table.match_id}"
     view = table.seats[0].get(url).json()
     mover, other = table.seats[view["hand"]["turn"]], table.seats[1 - view["hand"]["turn"]]
-    checks: list[int] = []
-    moved = waits._moved
+    reads: list[Any] = []
 
-    def counted(match_id: Any, after: int) -> bool:
-        checks.append(after)
-        return moved(match_id, after)
+    class CountedMatch:  # the long poll's own reads after its first (the movers' go through Match)
+        class objects:
+            @staticmethod
+            def fetch(match_id: Any, **kwargs: Any) -> Match | None:
+                reads.append(match_id)
+                return Match.objects.fetch(match_id, **kwargs)
 
-    monkeypatch.setattr(waits, "_moved", counted)
+    monkeypatch.setattr(waits, "Match", CountedMatch)
 
     async def scenario() -> list[dict[str, Any]]:
         query = f"after={view['seq']}&wait=10".encode()
@@ -46,4 +53,34 @@ def test_a_match_long_poll_woken_by_a_move_answers_with_one_read_of_whether_it_m
     sent = asyncio.run(scenario())
     assert sent[0]["status"] == 200
     assert b'"seq":' + str(view["seq"] + 1).encode() in sent[1]["body"].replace(b" ", b"")
-    assert checks == [view["seq"]], "one read of whether the match moved: after the news, none before it"
+    assert reads == [UUID(table.match_id)], "one read of the match: after the news, none before it"
+
+
+def test_a_wake_reads_the_match_once_whether_it_answers_or_waits_on() -> None:
+    """The read that tells whether the match moved is the one that answers: one query, not two."""
+    table = human_table("dos", {"games_to_win": 1})
+    url = f"/api/v1/matches/{table.match_id}"
+    view = table.seats[0].get(url).json()
+    mover, other = table.seats[view["hand"]["turn"]], table.seats[1 - view["hand"]["turn"]]
+    token = waits._deferring.set(True)
+    try:
+        waiting = waits.match_long_poll(
+            match_id=UUID(table.match_id), player=other.player, after=view["seq"], wait=10,
+            answer=lambda membership: HttpResponse(str(membership.match.seq)),
+        )  # fmt: skip
+    finally:
+        waits._deferring.reset(token)
+    assert isinstance(waiting, waits.WaitingResponse)
+    try:
+        with CaptureQueriesContext(connection) as queries:
+            assert waiting.answer_if_ready() is None  # not moved: waits on
+        assert len(queries) == 1, [q["sql"] for q in queries.captured_queries]
+        mine = mover.get(url).json()
+        assert mover.post(f"{url}/actions", mine["legal_actions"][0]).status_code == 200
+        with CaptureQueriesContext(connection) as queries:
+            answer = waiting.answer_if_ready()
+        assert answer is not None and answer.content == str(view["seq"] + 1).encode()
+        assert len(queries) == 1, [q["sql"] for q in queries.captured_queries]
+    finally:
+        for release in waiting.release:
+            release()
