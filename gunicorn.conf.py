@@ -19,7 +19,7 @@ keepalive = 30
 # SIGTERM: each worker wakes its waits at once (games/live/shutdown.py: streams end with server_closing),
 # then finishes its open answers within this.
 graceful_timeout = 10
-os.environ.setdefault("ASGI_THREADS", "8")
+os.environ.setdefault("ASGI_THREADS", "8")  # tute_api/threads.py reads it
 os.environ.setdefault("DATABASE_POOL_SIZE", "12")
 # gunicorn 24+ opens a control socket under $HOME/.gunicorn/, which the image's user cannot write and
 # two servers on one machine would share; nothing here uses it (older versions ignore the name).

@@ -1,0 +1,68 @@
+"""tute_api/threads.py: the server process's pool for sync code is ``ASGI_THREADS`` threads, a hop carries
+the caller's context, and a cancelled hop waits for its thread before the cancellation goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from tute_api import threads
+from tute_api.settings import BASE_DIR
+
+_seen: contextvars.ContextVar[str] = contextvars.ContextVar("seen", default="")
+
+
+def test_the_pool_has_as_many_threads_as_asgi_threads_says() -> None:
+    """uvicorn never sized the loop's pool by ASGI_THREADS: Python's default was every process's (6 here)."""
+    seen: set[int] = set()
+    barrier = threading.Barrier(threads.THREADS, timeout=5)  # fewer threads: broken; more: more idents
+
+    def work() -> None:
+        seen.add(threading.get_ident())
+        barrier.wait()
+
+    async def run() -> None:
+        await asyncio.gather(*(threads.in_pool(work)() for _ in range(3 * threads.THREADS)))
+
+    asyncio.run(run())
+    assert len(seen) == threads.THREADS
+
+
+def test_asgi_threads_sets_the_pools_size() -> None:
+    env = {**os.environ, "ASGI_THREADS": "3"}
+    run = subprocess.run([sys.executable, "-c", "from tute_api import threads; print(threads.THREADS)"],
+                         cwd=BASE_DIR, env=env, capture_output=True, text=True, check=True)  # fmt: skip
+    assert run.stdout.strip() == "3"
+
+
+def test_a_hop_carries_the_callers_context_and_answers() -> None:
+    async def run() -> str:
+        _seen.set("the caller's")
+        return str(await threads.in_pool(lambda suffix: _seen.get() + suffix)(" value"))
+
+    assert asyncio.run(run()) == "the caller's value"
+
+
+def test_a_cancelled_hop_waits_for_its_thread_before_the_cancellation_goes_on() -> None:
+    finished = threading.Event()
+
+    def slow() -> None:
+        time.sleep(0.3)
+        finished.set()
+
+    async def run() -> bool:
+        hop = asyncio.create_task(threads.in_pool(slow)())
+        await asyncio.sleep(0.05)
+        hop.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await hop
+        return finished.is_set()
+
+    assert asyncio.run(run()), "the thread was still running when the cancellation went on"
