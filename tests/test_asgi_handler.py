@@ -112,21 +112,48 @@ def test_a_streamed_answer_is_sent_chunk_by_chunk_and_closed_after_it() -> None:
     assert log == ["GET /static/file.txt", "closed", "sent"]
 
 
-def test_a_plain_answer_is_closed_once_it_is_sent() -> None:
+def test_a_plain_answer_is_sent_while_its_response_closes_in_the_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The steps after the response (run as it closes) do not hold up the answer; both are done when the
+    request is; the thread hands the answer over without waiting for the loop to send it."""
+    import threading
+
+    waited_for_the_loop: list[object] = []
+
+    class CountedAsyncToSync(asgi.AsyncToSync):  # type: ignore[misc]
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            waited_for_the_loop.append(args)
+            return super().__call__(*args, **kwargs)
+
+    monkeypatch.setattr(asgi, "AsyncToSync", CountedAsyncToSync)
+
     sent: list[dict[str, Any]] = []
-    closed_after: list[int] = []
+    sent_first = threading.Event()
+    closed_in: list[str] = []
 
     class Plain(list[bytes]):
         def close(self) -> None:
-            closed_after.append(len(sent))
+            assert sent_first.wait(5), "the answer waited for the response to close"
+            closed_in.append(threading.current_thread().name)
 
     def app(environ: dict[str, Any], start_response: Any) -> Plain:
         start_response("200 OK", [("Content-Type", "text/plain")])
         return Plain([b"a", b"b"])
 
-    asyncio.run(_call(lambda s, r, send: asgi._Request(app)(s, r, send), "GET", "/x", sent=sent))
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+        if len(sent) == 2:
+            sent_first.set()
+
+    async def call() -> None:
+        scope = {"type": "http", "method": "GET", "path": "/x", "query_string": b"", "headers": [],
+                 "http_version": "1.1", "scheme": "http", "root_path": "", "server": ("testserver", 80)}  # fmt: skip
+        requests = [{"type": "http.request", "body": b"", "more_body": False}]
+        await asgi._Request(app)(scope, lambda: asyncio.sleep(0, requests.pop(0)), send)
+
+    asyncio.run(call())
     assert [m.get("body") for m in sent] == [None, b"ab"]
-    assert closed_after == [2]  # closed in the thread, after both messages went out through send
+    assert closed_in and closed_in[0] != threading.main_thread().name  # closed in the pool, before the call ended
+    assert waited_for_the_loop == []
 
 
 @pytest.mark.django_db(transaction=True)

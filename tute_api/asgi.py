@@ -18,6 +18,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tute_api.settings")
 
 get_asgi_application()  # first: it sets Django up before anything imports models
 
+import asyncio  # noqa: E402
 import re  # noqa: E402
 from tempfile import SpooledTemporaryFile  # noqa: E402
 
@@ -41,8 +42,10 @@ WAITING = re.compile(rb"(^|&)wait=[1-9]")
 class _Request(WsgiToAsgiInstance):
     """A request that does not wait, run by Django's WSGI handler in one thread of the process's pool,
     as gunicorn's threads would (measured cheaper than Django's ASGI handler for the sync views:
-    docs/performance.md): the answer is sent, then the response closed (``request_finished``: the
-    steps after the response, the database connection given back), in that thread."""
+    docs/performance.md). A plain answer is handed to the event loop, which sends it while the thread
+    closes the response (``request_finished``: the steps after the response, the database connection
+    given back): one call into the loop, where waiting for each of its two sends cost two round trips
+    between the thread and the loop. A streamed answer is sent chunk by chunk, at the client's pace."""
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         self.scope = scope
@@ -55,8 +58,18 @@ class _Request(WsgiToAsgiInstance):
                 if not message.get("more_body"):
                     break
             body.seek(0)
+            loop = asyncio.get_running_loop()
+            answer: asyncio.Future[list[dict[str, Any]]] = loop.create_future()
             self.sync_send = AsyncToSync(send)
-            await in_pool(self._run)(body)
+            self.hand_over = lambda messages: loop.call_soon_threadsafe(answer.set_result, messages)
+            run = asyncio.ensure_future(in_pool(self._run)(body))
+            await asyncio.wait([run, answer], return_when=asyncio.FIRST_COMPLETED)
+            try:
+                if answer.done():
+                    for message in answer.result():
+                        await send(message)
+            finally:
+                await run  # closed: its steps after the response have run
 
     def start_response(self, status: str, response_headers: list[tuple[str, str]], exc_info: Any = None) -> None:
         # Django's WSGI handler writes a cookie as " name=value…" (a WSGI server strips it); ASGI's
@@ -73,9 +86,7 @@ class _Request(WsgiToAsgiInstance):
                         self.sync_send({"type": "http.response.body", "body": chunk, "more_body": True})
                 self.sync_send({"type": "http.response.body"})
             else:
-                content = b"".join(response)
-                self.sync_send(self.response_start)
-                self.sync_send({"type": "http.response.body", "body": content})
+                self.hand_over([self.response_start, {"type": "http.response.body", "body": b"".join(response)}])
         finally:
             response.close()
 
