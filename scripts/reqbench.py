@@ -8,7 +8,8 @@ each kind of request in turn, the server's CPU time read from ``/proc`` before a
 
 The kinds: ``get`` (the caller's view of a match, ``GET /matches/{id}``), ``poll`` (a long poll answered
 at once, ``?after=<seq - 1>&wait=10``: the ASGI handler's path of the waiting requests), ``events``
-(``GET /matches/{id}/events?after=0``), and ``action`` (an action ``POST`` and the long poll that waits
+(``GET /matches/{id}/events?after=0``), ``move`` (two humans' match: the mover's ``GET`` and its action
+``POST``, no bot, no task), and ``action`` (an action ``POST`` and the long poll that waits
 for the bots' answer, as a client plays: CPU per action, the web's and the worker's). Each figure is the
 median of the rounds (kinds alternated round by round), with the machine's load. Nothing else should run.
 """
@@ -33,7 +34,7 @@ assert _spec is not None and _spec.loader is not None
 loadtest: Any = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(loadtest)
 
-KINDS = ("get", "poll", "events", "action")
+KINDS = ("get", "poll", "events", "move", "action")
 
 
 def new_match(client: Any) -> dict[str, Any]:
@@ -42,6 +43,16 @@ def new_match(client: Any) -> dict[str, Any]:
     status, view = client.call("POST", "/api/v1/matches/", body)
     assert status == 201, (status, view)
     return my_turn(client, view)
+
+
+def two_humans(client: Any, other: Any) -> dict[str, Any]:
+    """A match of two players (dos), both the bench's: no bot plays, no task is queued."""
+    body = {"variant": "dos", "seats": [{"player": "me"}, {"open": True}]}
+    status, view = client.call("POST", "/api/v1/matches/", body)
+    assert status == 201, (status, view)
+    status, view = other.call("POST", f"/api/v1/matches/{view['id']}/join", {"invite_code": view["invite_code"]})
+    assert status == 200, (status, view)
+    return view
 
 
 def my_turn(client: Any, view: dict[str, Any]) -> dict[str, Any]:
@@ -53,9 +64,11 @@ def my_turn(client: Any, view: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_kind(kind: str, client: Any, view: dict[str, Any], requests: int, rng: random.Random,
-             cpu: Any) -> tuple[dict[str, float], dict[str, Any]]:  # fmt: skip
+             cpu: Any, other: Any) -> tuple[dict[str, float], dict[str, Any]]:  # fmt: skip
     """``requests`` requests of ``kind``, one after another: CPU ms per request (web, worker)."""
     url = f"/api/v1/matches/{view['id']}"
+    if kind == "move":
+        players, table = [client, other], two_humans(client, other)
     before = cpu()
     for _ in range(requests):
         if kind == "get":
@@ -64,6 +77,13 @@ def run_kind(kind: str, client: Any, view: dict[str, Any], requests: int, rng: r
             status, _answer = client.call("GET", f"{url}?after={view['seq'] - 1}&wait=10")
         elif kind == "events":
             status, _answer = client.call("GET", f"{url}/events?after=0")
+        elif kind == "move":
+            if table["status"] != "active":
+                table = two_humans(client, other)
+            mover = players[table["hand"]["turn"]] if table["hand"]["turn"] is not None else client
+            status, seen = mover.call("GET", f"/api/v1/matches/{table['id']}")  # the mover's own legal actions
+            action = {**rng.choice(seen["legal_actions"]), "expected_seq": seen["seq"]}
+            status, table = mover.call("POST", f"/api/v1/matches/{table['id']}/actions", action)
         else:
             if view["status"] != "active":
                 view = new_match(client)
@@ -133,15 +153,19 @@ def main() -> None:
         status, player = client.call("POST", "/api/v1/players/", {"username": f"bench-{secrets.token_hex(3)}"})
         assert status == 201, (status, player)
         client.token = player["token"]
+        other = loadtest.Client(args.port)
+        status, player = other.call("POST", "/api/v1/players/", {"username": f"bench-{secrets.token_hex(3)}"})
+        assert status == 201, (status, player)
+        other.token = player["token"]
         rng = random.Random(1)
         view = new_match(client)
-        run_kind("action", client, view, 20, rng, cpu)  # warm up every path once
+        run_kind("action", client, view, 20, rng, cpu, other)  # warm up every path once
         view = new_match(client)
         samples: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
         load_before = os.getloadavg()[0]
         for _ in range(args.rounds):
             for kind in kinds:
-                measured, view = run_kind(kind, client, view, args.requests, rng, cpu)
+                measured, view = run_kind(kind, client, view, args.requests, rng, cpu, other)
                 samples[kind].append(measured)
         figures = {
             "requests_per_kind_per_round": args.requests,
@@ -168,6 +192,7 @@ def main() -> None:
     print(f"one server process, {args.requests} requests of each kind a round, {args.rounds} rounds "
           f"(load average {figures['load_1min_before']} before, {figures['load_1min_after']} after)")  # fmt: skip
     names = {"get": "GET a match", "poll": "long poll answered at once", "events": "GET its events",
+             "move": "a move between two humans (the mover's GET + its POST, no bot)",
              "action": "action POST + the long poll of the bots' answer"}  # fmt: skip
     for kind in kinds:
         found = figures["cpu_ms_per_request"][kind]

@@ -35,7 +35,7 @@ def test_a_short_request_bench_reports_the_cpu_of_each_kind_of_request() -> None
     assert run.returncode == 0, run.stdout + run.stderr
     figures = json.loads(run.stdout)
     cpu = figures["cpu_ms_per_request"]
-    assert set(cpu) == {"get", "poll", "events", "action"} and figures["rounds"] == 2
+    assert set(cpu) == {"get", "poll", "events", "move", "action"} and figures["rounds"] == 2
     assert all(len(kind["web_rounds"]) == 2 for kind in cpu.values()), cpu
     assert cpu["action"]["web"] > 0 and cpu["action"]["worker"] > 0, cpu  # the bots played, in the worker
     with psycopg.connect(dbname="postgres", host="127.0.0.1", user="postgres", autocommit=True) as admin:
