@@ -214,7 +214,8 @@ def greedy_process(port: int, waits: int, queue: Any, ready: Any) -> None:
 # -- the idle clients: one asyncio process, no thread per connection ------------------------------
 
 
-def idle_clients_process(port: int, total: int, per_player: int, lifetime: float, queue: Any, ready: Any) -> None:
+def idle_clients_process(port: int, total: int, per_player: int, lifetime: float, queue: Any, ready: Any,
+                         ramp: float = 0.0) -> None:  # fmt: skip
     import asyncio
 
     out: dict[str, Any] = {"connected": 0, "streams": 0, "polls": 0, "sockets": 0, "errors": 0, "error_samples": [],
@@ -227,34 +228,44 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
 
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGUSR1, done.set)
-        limits = httpx.Limits(max_connections=total + 200, max_keepalive_connections=total + 200)
-        async with httpx.AsyncClient(base_url=f"http://{HOST}:{port}", limits=limits,
-                                     timeout=httpx.Timeout(60, pool=None)) as client:  # fmt: skip
-            players = math.ceil(total / per_player)
+        # A client of its own per idle player: httpx's pool looks at each of its connections whenever a
+        # request starts or ends, so one pool of 5,000 connections spent 97% of this process's CPU
+        # (a py-spy profile) and the streams connected late for want of the client's CPU, not the server's.
+        limits = httpx.Limits(max_connections=per_player + 2, max_keepalive_connections=per_player + 2)
+        players = math.ceil(total / per_player)
+        clients = [httpx.AsyncClient(base_url=f"http://{HOST}:{port}", limits=limits,
+                                     timeout=httpx.Timeout(60, pool=None)) for _ in range(players)]  # fmt: skip
+        try:
             setup = asyncio.Semaphore(8)
-            tables = await asyncio.gather(*(idle_table(client, i, setup) for i in range(players)))
-            tables = [t for t in tables if t is not None]
+            tables = await asyncio.gather(*(idle_table(clients[i], i, setup) for i in range(players)))
+            tables = [(clients[i], t) for i, t in enumerate(tables) if t is not None]
             tasks = []
             heard: dict[int, list[asyncio.Event]] = {}
             left = total
-            for number, (auth, view) in enumerate(tables):
+            for number, (client, (auth, view)) in enumerate(tables):
                 count = min(per_player, left)
                 left -= count
                 events = [asyncio.Event() for _ in range(count)]
                 heard[number] = events
                 for k in range(count):
                     kind = ("stream", "poll", "socket")[k % 3]
-                    tasks.append(asyncio.create_task(hold(client, kind, auth, view, events[k])))
-            await asyncio.sleep(5)
+                    start = random.uniform(0, ramp)  # players connect over the ramp, not in one instant
+                    tasks.append(asyncio.create_task(hold(client, kind, auth, view, events[k], start)))
+            await asyncio.sleep(ramp + 5)
             ready.set()
             # Fan-out: now and then an idle player acts; every connection on its match must hear it.
             number = 0
             while not done.is_set() and tables:
-                auth, view = tables[number % len(tables)]
+                client, (auth, view) = tables[number % len(tables)]
                 events = heard[number % len(tables)]
                 number += 1
-                if not view["legal_actions"]:
-                    continue
+                if not view["legal_actions"]:  # it acted before: its turn again once its bots have played?
+                    again = await client.get(f"/api/v1/matches/{view['id']}", headers=auth)
+                    if again.status_code == 200:
+                        view.update(again.json())
+                    if not view["legal_actions"]:
+                        await asyncio.sleep(0.5)  # (and a loop that never awaits would never hear SIGUSR1)
+                        continue
                 for event in events:
                     event.clear()
                 started = time.perf_counter()
@@ -269,11 +280,13 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                     fanouts.append(time.perf_counter() - started)
                 except TimeoutError:
                     note("fan-out: not every subscriber heard the event within 10 s")
-                view["legal_actions"] = []  # one action per idle table: its bots then play on
+                view["legal_actions"] = []  # its bots play on; it acts again on its next turn
                 await asyncio.sleep(0.5)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            await asyncio.gather(*(client.aclose() for client in clients), return_exceptions=True)
 
     def note(error: str) -> None:
         out["errors"] += 1
@@ -296,7 +309,9 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                 note(f"idle setup: {type(exc).__name__}: {exc}")
                 return None
 
-    async def hold(client: Any, kind: str, auth: dict[str, str], view: dict[str, Any], heard: asyncio.Event) -> None:
+    async def hold(client: Any, kind: str, auth: dict[str, str], view: dict[str, Any], heard: asyncio.Event,
+                   start: float) -> None:  # fmt: skip
+        await asyncio.sleep(start)
         url = f"/api/v1/matches/{view['id']}"
         seq = view["seq"]
         counted = False
@@ -517,6 +532,9 @@ def main() -> None:
     parser.add_argument("--greedy", type=int, default=0,
                         help="one more player holding this many long polls at once on its match, beyond its cap "
                              "of live connections (default 0: none)")
+    parser.add_argument("--idle-ramp", type=float, default=25,
+                        help="seconds over which the idle connections open, each at a random moment, before the "
+                        "window (default 25: the long polls' wait, so that they do not all come back at once)")
     parser.add_argument("--idle-per-player", type=int, default=8,
                         help="idle connections per idle player, all on its match (default 8)")
     parser.add_argument(
@@ -591,7 +609,8 @@ def main() -> None:
             ready = multiprocessing.get_context("fork").Event()
             idle_process = multiprocessing.get_context("fork").Process(
                 target=idle_clients_process,
-                args=(args.port, args.idle, args.idle_per_player, args.seconds + 600, idle_queue, ready),
+                args=(args.port, args.idle, args.idle_per_player, args.seconds + 600, idle_queue, ready,
+                      args.idle_ramp),
             )
             idle_process.start()
             if not ready.wait(600):
@@ -629,11 +648,12 @@ def main() -> None:
             seed += threads
         time.sleep(max(0.0, args.warmup - (time.monotonic() - start)))
         clients = [p.pid for p in processes if p.pid is not None]
+        others = [p.pid for p in (idle_process, greedy_process_) if p is not None and p.pid is not None]
         cpu_before = (tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid), machine_cpu_seconds(),
-                      tree_cpu_seconds(*clients))  # fmt: skip
+                      tree_cpu_seconds(*clients), tree_cpu_seconds(*others) if others else 0.0)  # fmt: skip
         time.sleep(max(0.0, deadline - time.monotonic()))
         cpu_after = (tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid), machine_cpu_seconds(),
-                     tree_cpu_seconds(*clients))  # fmt: skip
+                     tree_cpu_seconds(*clients), tree_cpu_seconds(*others) if others else 0.0)  # fmt: skip
         results = [r for _ in processes for r in queue.get(timeout=args.seconds + 120)]
         for process in processes:
             process.join(30)
@@ -664,6 +684,7 @@ def main() -> None:
     web_cpu, worker_cpu = cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1]
     busy = cpu_after[2][0] - cpu_before[2][0]
     clients_cpu = cpu_after[3] - cpu_before[3]
+    idle_clients_cpu = cpu_after[4] - cpu_before[4]  # the idle and greedy clients, on the same cores
     latencies = [x for r in results for x in r["latencies"]]
     waits = [x for r in results for x in r["waits"]]
     errors = [e for r in results for e in r["errors"]]
@@ -708,6 +729,7 @@ def main() -> None:
             "busy_share": round(busy / window, 2) if window else None,
             "web_and_worker_share": round((web_cpu + worker_cpu) / window, 2) if window else None,
             "clients_share": round(clients_cpu / window, 2) if window else None,
+            "idle_clients_share": round(idle_clients_cpu / window, 3) if window else None,
             "load_1min_before": round(load_before, 2),
             "load_1min_after": round(load_after, 2),
         },
@@ -771,7 +793,10 @@ def main() -> None:
         print(f"  CPU per action: web {cpu['web']} ms, worker {cpu['worker']} ms, clients {cpu['clients']} ms")
         print(f"  machine: {machine['cpus']} CPUs, {100 * (machine['busy_share'] or 0):.0f}% busy, of which "
               f"{100 * (machine['web_and_worker_share'] or 0):.0f}% for the web and the worker and "
-              f"{100 * (machine['clients_share'] or 0):.0f}% for the clients; load average "
+              f"{100 * (machine['clients_share'] or 0):.0f}% for the clients"
+              + (f" and {100 * (machine['idle_clients_share'] or 0):.0f}% for the idle and greedy clients"
+                 if args.idle or args.greedy else "")
+              + "; load average "
               f"{machine['load_1min_before']} before, {machine['load_1min_after']} after")  # fmt: skip
     for error in errors[:10]:
         print(f"  error: {error}", file=sys.stderr)

@@ -55,24 +55,29 @@ def test_a_short_load_test_plays_without_errors_and_reports_its_figures() -> Non
     assert 0 < latency["p50"] <= latency["p95"] <= latency["p99"] <= latency["max"]
     assert figures["server"]["client_processes"] == 2 and figures["cpu_ms_per_action"]["web"] > 0
     assert figures["cpu_ms_per_action"]["clients"] > 0 and 0 <= figures["machine"]["clients_share"] < 1
+    assert 0 <= figures["machine"]["idle_clients_share"] < 1  # the greedy player's process, mostly asleep
     ceiling = figures["ceiling"]  # pgbench on the same server, the statements of an action
     assert ceiling["transactions_per_second"] > 0 and ceiling["actions_per_second"] > 0, ceiling
     assert 0 < ceiling["service_share"] < 1, ceiling
 
 
 @pytest.mark.worker
-def test_clients_that_think_before_each_action_play_no_faster_than_they_think() -> None:
+def test_clients_that_think_before_each_action_play_no_faster_than_they_think_beside_idle_ones() -> None:
     _services_or_skip()
     run = subprocess.run(
         [sys.executable, "scripts/loadtest.py", "--clients", "2", "--seconds", "5", "--warmup", "1",
          "--think-ms", "200", "--port", str(services.free_port()), "--database", DATABASE, "--pgbench-seconds", "0",
-         "--json"],
+         "--idle", "24", "--idle-ramp", "2", "--web-workers", "1", "--json"],
         cwd=BASE_DIR, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     figures = json.loads(run.stdout)
     assert figures["errors"] == 0 and figures["actions"] > 0 and figures["think_ms"] == 200
     assert figures["actions_per_second"] <= 2 / 0.2  # two clients, each pausing 0.2 s before every action
+    idle = figures["idle"]  # three idle players, eight connections each: streams, long polls, sockets
+    assert (idle["connected"], idle["streams"], idle["polls"], idle["sockets"]) == (24, 9, 9, 6), idle
+    assert idle["errors"] == 0 and idle["fanouts"] >= 1, idle
+    assert 0 < figures["machine"]["idle_clients_share"] < 1
 
 
 def _loadtest_module() -> Any:
