@@ -61,12 +61,13 @@ class _Request(WsgiToAsgiInstance):
             loop = asyncio.get_running_loop()
             answer: asyncio.Future[list[dict[str, Any]]] = loop.create_future()
             self.sync_send = AsyncToSync(send)
+            self.handed_over = False
             self.hand_over = lambda messages: loop.call_soon_threadsafe(answer.set_result, messages)
             run = asyncio.ensure_future(in_pool(self._run)(body))
             await asyncio.wait([run, answer], return_when=asyncio.FIRST_COMPLETED)
             try:
-                if answer.done():
-                    for message in answer.result():
+                if self.handed_over:  # (set in the thread before the answer is handed over, or run is done)
+                    for message in await answer:
                         await send(message)
             finally:
                 await run  # closed: its steps after the response have run
@@ -86,7 +87,9 @@ class _Request(WsgiToAsgiInstance):
                         self.sync_send({"type": "http.response.body", "body": chunk, "more_body": True})
                 self.sync_send({"type": "http.response.body"})
             else:
-                self.hand_over([self.response_start, {"type": "http.response.body", "body": b"".join(response)}])
+                content = b"".join(response)
+                self.handed_over = True
+                self.hand_over([self.response_start, {"type": "http.response.body", "body": content}])
         finally:
             response.close()
 
