@@ -32,6 +32,7 @@ from django.core.handlers.wsgi import WSGIHandler  # noqa: E402
 from games.live import routing as live_routing  # noqa: E402
 from games.live import shutdown  # noqa: E402
 from games.lobby import routing as lobby_routing  # noqa: E402
+from tute_api import stock_middleware  # noqa: E402
 from tute_api.threads import in_pool  # noqa: E402
 
 #: The requests that may wait: a stream, or a long poll (``wait=`` in the query), under ``/api/`` (the admin's
@@ -113,6 +114,16 @@ class Handler(ASGIHandler):
             await _Request(_wsgi)(scope, receive, send)
         else:
             await super().__call__(scope, receive, send)
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        """``settings.MIDDLEWARE``, Django's own in versions whose hooks run in the event loop
+        (``tute_api/stock_middleware.py``; the settings keep Django's names, which ``check --deploy`` reads)."""
+        configured = settings.MIDDLEWARE
+        settings.MIDDLEWARE = stock_middleware.for_the_event_loop(configured)
+        try:
+            super().load_middleware(is_async)
+        finally:
+            settings.MIDDLEWARE = configured
 
     def resolve_request(self, request: Any) -> Any:
         """A view that waits as a coroutine (``games.live.deferred``) gives this handler its coroutine."""

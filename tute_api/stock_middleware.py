@@ -10,6 +10,9 @@ messages of the admin's pages, which read or write nothing unless a view uses th
 called in the event loop, as plain calls; under WSGI nothing changes. The waiting requests go only to
 ``/api/`` views, which touch no session (``tute_api.asgi.Handler``); a session saved in the event loop
 would fail loudly (``SynchronousOnlyOperation``), not silently.
+
+``settings.MIDDLEWARE`` keeps Django's names (``manage.py check --deploy`` looks for them there);
+``tute_api.asgi.Handler`` loads these in their place (:func:`for_the_event_loop`).
 """
 
 from __future__ import annotations
@@ -74,3 +77,24 @@ class MessageMiddleware(InlineHooks, messages.MessageMiddleware):
 
 class XFrameOptionsMiddleware(InlineHooks, clickjacking.XFrameOptionsMiddleware):
     pass
+
+
+#: Django's name of each middleware above, and the name of this module's.
+INLINE = {
+    f"{base.__module__}.{base.__name__}": f"{__name__}.{cls.__name__}"
+    for cls in (
+        SecurityMiddleware,
+        SessionMiddleware,
+        CommonMiddleware,
+        CsrfViewMiddleware,
+        AuthenticationMiddleware,
+        MessageMiddleware,
+        XFrameOptionsMiddleware,
+    )
+    for base in cls.__bases__[1:]
+}
+
+
+def for_the_event_loop(middleware: list[str]) -> list[str]:
+    """``settings.MIDDLEWARE`` with Django's own in this module's versions."""
+    return [INLINE.get(path, path) for path in middleware]
