@@ -36,14 +36,49 @@ def _services_or_skip() -> None:
     services.missing("make loadtest needs PostgreSQL and Redis (DATABASE_URL, CELERY_BROKER_URL); .ci/run sets them")
 
 
+def run_bounded(args: list[str], timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    """``args`` run in a process group of its own, killed whole if it outlives ``timeout``: the load test's
+    server, worker and forked clients too (``subprocess.run``'s timeout kills the parent alone, and its
+    clients then spun on for minutes, on CI's own machine)."""
+    process = subprocess.Popen(args, cwd=BASE_DIR, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)  # fmt: skip
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise
+    return subprocess.CompletedProcess(args, process.returncode, out, err)
+
+
+def test_a_bounded_run_that_outlives_its_time_leaves_no_process_behind(tmp_path: Any) -> None:
+    pid_file = tmp_path / "child"
+    forks = (f"import os, time\nif os.fork() == 0:\n    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+             "    time.sleep(60)\nelse:\n    time.sleep(60)")  # fmt: skip
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_bounded([sys.executable, "-c", forks], timeout=2)
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(child):
+        time.sleep(0.1)
+    assert not _alive(child), "the forked child outlived the run"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie is dead, awaiting its reaper
+    except FileNotFoundError:
+        return False
+
+
 @pytest.mark.worker
 def test_a_short_load_test_plays_without_errors_and_reports_its_figures() -> None:
     _services_or_skip()
-    run = subprocess.run(
+    run = run_bounded(
         [sys.executable, "scripts/loadtest.py", "--clients", "2", "--seconds", "6", "--warmup", "1",
          "--port", str(services.free_port()), "--database", DATABASE, "--pgbench-seconds", "2", "--greedy", "15",
          "--web-workers", "1", "--json"],
-        cwd=BASE_DIR, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     figures = json.loads(run.stdout)
@@ -64,11 +99,10 @@ def test_a_short_load_test_plays_without_errors_and_reports_its_figures() -> Non
 @pytest.mark.worker
 def test_clients_that_think_before_each_action_play_no_faster_than_they_think_beside_idle_ones() -> None:
     _services_or_skip()
-    run = subprocess.run(
+    run = run_bounded(
         [sys.executable, "scripts/loadtest.py", "--clients", "2", "--seconds", "5", "--warmup", "1",
          "--think-ms", "200", "--port", str(services.free_port()), "--database", DATABASE, "--pgbench-seconds", "0",
          "--idle", "24", "--idle-ramp", "2", "--web-workers", "1", "--json"],
-        cwd=BASE_DIR, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     figures = json.loads(run.stdout)
