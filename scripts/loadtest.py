@@ -404,6 +404,64 @@ def tree_rss_bytes(root: int) -> int:
 # -- the service --------------------------------------------------------------------------------
 
 
+def service_env(database: str, *, web_threads: int = 8, live_connections: int = 10) -> dict[str, str]:
+    """The environment of the service under test: the production settings, on ``database`` of the PostgreSQL
+    at :data:`PG` and the Redis at :data:`REDIS_URL` (a Celery queue of the database's own)."""
+    return {
+        **os.environ,
+        "DEBUG": "false",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": HOST,
+        "SECURE_SSL_REDIRECT": "false",
+        "DATABASE_URL": f"postgres://{PG['user']}@{HOST}:{PG['port']}/{database}",
+        "ASGI_THREADS": str(web_threads),
+        "DATABASE_POOL_SIZE": str(web_threads + 4),
+        "LIVE_CONNECTIONS_PER_PLAYER": str(live_connections),
+        "CELERY_BROKER_URL": REDIS_URL,
+        "CELERY_RESULT_BACKEND": "",
+        "CELERY_QUEUE": f"loadtest-{database}",
+        "LIVE_UPDATES_URL": REDIS_URL,
+        "LOG_LEVEL": "WARNING",
+        "PYTHONUNBUFFERED": "1",
+        # One client may post faster than the default 50 requests per second of a player; the limit
+        # is still counted on every request.
+        "THROTTLE_RATE_PLAYER": "1000/s",
+        "THROTTLE_RATE_ANON": "100000/min",  # --idle creates its players from one address
+    }
+
+
+def start_service(env: dict[str, str], port: int, log: Any, *, server: str = "asgi", web_workers: int = 4,
+                  web_threads: int = 8, worker_nice: int = 10,
+                  celery_concurrency: int = 1) -> tuple[subprocess.Popen[bytes], subprocess.Popen[bytes]]:  # fmt: skip
+    """Migrate the database, empty the queue, start a Celery worker and the web server (gunicorn, with
+    ``gunicorn.conf.py``) on ``port``, and wait until it answers: (web, worker), for :func:`stop`."""
+    python = sys.executable
+    subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
+    subprocess.run([python, "-m", "celery", "-A", "tute_api", "purge", "-f"], cwd=ROOT, env=env,
+                   check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+    worker = subprocess.Popen(
+        ["nice", "-n", str(worker_nice), python, "-m", "celery", "-A", "tute_api", "worker",
+         "--loglevel=WARNING", f"--concurrency={celery_concurrency}", "--without-gossip", "--without-mingle",
+         "--without-heartbeat", "--hostname", f"loadtest-{os.getpid()}@%h"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    web = None
+    try:
+        web = subprocess.Popen(
+            # gunicorn.conf.py, in the working directory, holds the rest of the production settings.
+            [python, "-m", "gunicorn", f"tute_api.{server}:application", "--bind", f"{HOST}:{port}",
+             "--workers", str(web_workers),
+             *(["--worker-class", "gthread", "--threads", str(web_threads)] if server == "wsgi" else [])],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        wait_ready(port)
+    except BaseException:
+        stop(web)
+        stop(worker)
+        raise
+    return web, worker
+
+
 # -- the database's ceiling: pgbench with the statements an action makes -----------------------------
 
 #: One mover's share of an action, as the service runs it (the SQL of POST /matches/{id}/actions, read
@@ -556,50 +614,17 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _interrupted)  # as Ctrl-C: stop what was started, drop the database
     options = json.loads(args.options)
 
-    python = sys.executable
-    env = {
-        **os.environ,
-        "DEBUG": "false",
-        "SECRET_KEY": secrets.token_urlsafe(50),
-        "ALLOWED_HOSTS": HOST,
-        "SECURE_SSL_REDIRECT": "false",
-        "DATABASE_URL": f"postgres://{PG['user']}@{HOST}:{PG['port']}/{args.database}",
-        "ASGI_THREADS": str(args.web_threads),
-        "DATABASE_POOL_SIZE": str(args.web_threads + 4),
-        "LIVE_CONNECTIONS_PER_PLAYER": str(max(10, args.idle_per_player)),
-        "CELERY_BROKER_URL": REDIS_URL,
-        "CELERY_RESULT_BACKEND": "",
-        "CELERY_QUEUE": f"loadtest-{args.database}",
-        "LIVE_UPDATES_URL": REDIS_URL,
-        "LOG_LEVEL": "WARNING",
-        "PYTHONUNBUFFERED": "1",
-        # One client may post faster than the default 50 requests per second of a player; the limit
-        # is still counted on every request.
-        "THROTTLE_RATE_PLAYER": "1000/s",
-        "THROTTLE_RATE_ANON": "100000/min",  # --idle creates its players from one address
-    }
+    env = service_env(args.database, web_threads=args.web_threads,
+                      live_connections=max(10, args.idle_per_player))  # fmt: skip
     (ROOT / "var").mkdir(exist_ok=True)
     log = open(ROOT / "var" / "loadtest.log", "wb")  # noqa: SIM115 - kept open for the subprocesses
     pg_admin(f'DROP DATABASE IF EXISTS "{args.database}"')
     pg_admin(f'CREATE DATABASE "{args.database}"')
     web = worker = None
     try:
-        subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-        subprocess.run([python, "-m", "celery", "-A", "tute_api", "purge", "-f"], cwd=ROOT, env=env,
-                       check=True, stdout=subprocess.DEVNULL)  # fmt: skip
-        worker = subprocess.Popen(
-            ["nice", "-n", str(args.worker_nice), python, "-m", "celery", "-A", "tute_api", "worker",
-             "--loglevel=WARNING", f"--concurrency={args.celery_concurrency}", "--without-gossip", "--without-mingle",
-             "--without-heartbeat", "--hostname", f"loadtest-{os.getpid()}@%h"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        web = subprocess.Popen(
-            # gunicorn.conf.py, in the working directory, holds the rest of the production settings.
-            [python, "-m", "gunicorn", f"tute_api.{args.server}:application", "--bind", f"{HOST}:{args.port}",
-             "--workers", str(args.web_workers),
-             *(["--worker-class", "gthread", "--threads", str(args.web_threads)] if args.server == "wsgi" else [])],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        web, worker = start_service(env, args.port, log, server=args.server, web_workers=args.web_workers,
+                                    web_threads=args.web_threads, worker_nice=args.worker_nice,
+                                    celery_concurrency=args.celery_concurrency)  # fmt: skip
         wait_ready(args.port)
         idle_result: Any = None
         idle_queue: Any = multiprocessing.get_context("fork").Queue()

@@ -23,8 +23,6 @@ import os
 import random
 import secrets
 import statistics
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -108,21 +106,7 @@ def main() -> None:
     args = parser.parse_args()
     kinds = [kind for kind in KINDS if kind in args.kinds.split(",")]
 
-    env = {
-        **os.environ,
-        "DEBUG": "false",
-        "SECRET_KEY": secrets.token_urlsafe(50),
-        "ALLOWED_HOSTS": loadtest.HOST,
-        "SECURE_SSL_REDIRECT": "false",
-        "DATABASE_URL": f"postgres://{loadtest.PG['user']}@{loadtest.HOST}:{loadtest.PG['port']}/{args.database}",
-        "CELERY_BROKER_URL": loadtest.REDIS_URL,
-        "CELERY_RESULT_BACKEND": "",
-        "CELERY_QUEUE": f"reqbench-{args.database}",
-        "LIVE_UPDATES_URL": loadtest.REDIS_URL,
-        "LOG_LEVEL": "WARNING",
-        "THROTTLE_RATE_PLAYER": "1000/s",
-    }
-    python = sys.executable
+    env = loadtest.service_env(args.database)
     (ROOT / "var").mkdir(exist_ok=True)
     log = open(ROOT / "var" / "reqbench.log", "wb")  # noqa: SIM115 - kept open for the subprocesses
     loadtest.pg_admin(f'DROP DATABASE IF EXISTS "{args.database}"')
@@ -130,20 +114,7 @@ def main() -> None:
     web = worker = None
     figures: dict[str, Any] = {}
     try:
-        subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
-        subprocess.run([python, "-m", "celery", "-A", "tute_api", "purge", "-f"], cwd=ROOT, env=env, check=True,
-                       stdout=subprocess.DEVNULL)  # fmt: skip
-        worker = subprocess.Popen(
-            [python, "-m", "celery", "-A", "tute_api", "worker", "--loglevel=WARNING", "--concurrency=1",
-             "--without-gossip", "--without-mingle", "--without-heartbeat", "--hostname", f"reqbench-{os.getpid()}@%h"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        web = subprocess.Popen(
-            [python, "-m", "gunicorn", "tute_api.asgi:application", "--bind", f"{loadtest.HOST}:{args.port}",
-             "--workers", "1"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        loadtest.wait_ready(args.port)
+        web, worker = loadtest.start_service(env, args.port, log, web_workers=1, worker_nice=0)
         web_pid, worker_pid = web.pid, worker.pid
 
         def cpu() -> tuple[float, float]:
