@@ -63,11 +63,12 @@ def test_a_failing_step_is_logged_and_the_others_still_run(caplog: pytest.LogCap
 
 @pytest.mark.django_db(transaction=True)  # on-commit steps run only when a transaction commits
 def test_an_action_answers_before_the_bots_are_queued(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The answer to an action is complete before the bot turn is queued and the waiters woken."""
+    """The answer to an action is complete before the bot turn is handed on (played here or queued) and
+    the waiters woken."""
     from games.turns import builtin
 
     queued: list[tuple[object, int]] = []
-    monkeypatch.setattr(builtin, "bot_turns_queue", lambda match_id, seq: queued.append((match_id, seq)))
+    monkeypatch.setattr(builtin, "bot_turns_next", lambda match_id, seq, level: queued.append((match_id, seq)))
     token = client.post("/api/v1/players/", {"username": "ann"}, content_type="application/json").json()["token"]
     auth = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
     seats = [{"player": "me"}, {"bot": "level-1"}]

@@ -1,9 +1,13 @@
-"""The built-in bots' turns (``games.bots``): played by a Celery task once the move before commits.
+"""The built-in bots' turns (``games.bots``): played once the move before commits.
 
-The task (``play_bot_turns``) takes the match's id and the ``seq`` it stood at, so a task that runs
-late or twice finds the match moved on and does nothing; :func:`bot_turns_sweep` queues again the
-turns whose task was lost: a broker away when it was queued, or a worker killed while it held the
-message. Celery beat runs it every ``BOT_TURNS_SWEEP_SECONDS`` (1) for the turns idle
+A bot whose decision costs microseconds (``settings.BOT_LEVELS_IN_PROCESS``: level-1 and level-2) plays
+in the process that committed that move, after its answer (:func:`bot_turns_next`): no message to a
+broker, no wait for a worker. The others (level-3's exact endings and level-4's search take
+milliseconds to a second a decision) are played by a Celery task, as is every turn the in-process play
+could not take. The task (``play_bot_turns``) takes the match's id and the ``seq`` it stood at, so a task
+that runs late or twice finds the match moved on and does nothing; :func:`bot_turns_sweep` queues
+again the turns whose task was lost: a broker away when it was queued, a worker killed while it held
+the message, or a process that stopped between a move's commit and its bots' turns. Celery beat runs it every ``BOT_TURNS_SWEEP_SECONDS`` (1) for the turns idle
 ``BOT_TURNS_IDLE_SECONDS`` (2), and every worker once as it starts (docs/reliability.md: why a sweep
 and not the broker's redelivery).
 """
@@ -11,6 +15,8 @@ and not the broker's redelivery).
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Collection
 from datetime import timedelta
 from uuid import UUID
 
@@ -37,11 +43,12 @@ BOT_TURNS_PER_TASK = 200
 
 
 @transaction.atomic
-def bot_turns_play(*, match_id: UUID | str, seq: int) -> int:
+def bot_turns_play(*, match_id: UUID | str, seq: int, levels: Collection[str] | None = None) -> int:
     """Play the bots' turns from ``seq`` on until a human must act; returns the actions played.
 
-    Idempotent: if the match has moved past ``seq`` (another task played, or a human acted), it
-    does nothing. Each bot sees only its own seat's view of the table.
+    ``levels``: play only the bots of these levels, stopping at the first seat of another (whose turn the
+    news of this commit hands on). Idempotent: if the match has moved past ``seq`` (another task played,
+    or a human acted), it does nothing. Each bot sees only its own seat's view of the table.
     """
     match = Match.objects.fetch(match_id, lock=True)
     if match is None or match.status != MatchStatus.ACTIVE or match.seq != seq:
@@ -50,6 +57,8 @@ def bot_turns_play(*, match_id: UUID | str, seq: int) -> int:
     events: list[engine.Event] = []
     played = 0
     while (level := records.bot_at(match.seating, engine.current_seat(state))) and played < BOT_TURNS_PER_TASK:
+        if levels is not None and level not in levels:
+            break
         seat = engine.current_seat(state)
         assert seat is not None
         action = choose_action(level, engine.view(state, seat), turn_random(match, seq, played))
@@ -58,6 +67,33 @@ def bot_turns_play(*, match_id: UUID | str, seq: int) -> int:
     if events:
         moves_record(match, state, events)
     return played
+
+
+# Set while this thread plays bots' turns in process: the news of that play queues what follows.
+_playing = threading.local()
+
+
+def bot_turns_next(match_id: UUID, seq: int, level: str) -> None:
+    """Hand on the turn of a built-in bot of ``level`` in a match standing at ``seq``: played here and now
+    if the level is quick (``settings.BOT_LEVELS_IN_PROCESS``), else queued for a worker.
+
+    Called once the move before has committed (after its answer, in a request). In-process play takes
+    the quick bots' turns in a row and commits them; the news of that commit queues whatever follows
+    (a slower bot, or the 200th turn) for a worker rather than playing on here. A play that fails (the
+    database away) is queued instead, whose task retries; a process stopped in between leaves the turn to
+    :func:`bot_turns_sweep`."""
+    quick = settings.BOT_LEVELS_IN_PROCESS
+    if level in quick and not getattr(_playing, "now", False):
+        _playing.now = True
+        try:
+            bot_turns_play(match_id=match_id, seq=seq, levels=quick)
+            return
+        except Exception:  # noqa: BLE001 - a worker's task tries it again (and retries a database away)
+            logger.warning("The bots' turns of match %s at seq %s failed in process; queued", match_id, seq,
+                           exc_info=True)  # fmt: skip
+        finally:
+            _playing.now = False
+    bot_turns_queue(match_id, seq)
 
 
 def bot_turns_sweep(*, idle_seconds: float | None = None, again: bool = False) -> int:

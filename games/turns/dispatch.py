@@ -15,6 +15,6 @@ def next_turn(news: MatchNews) -> None:
     if news.seat is None:
         return
     if news.seat["bot"]:  # a built-in bot: again after a service event, whose seq its task would miss
-        builtin.bot_turns_queue(news.match_id, news.seq)
+        builtin.bot_turns_next(news.match_id, news.seq, news.seat["bot"])
     elif news.seat["player"] and news.moved:
         http_bots.turn_announce(news.match_id, news.seq, news.seat["player"]["id"])

@@ -24,7 +24,9 @@ RECOVERY_BOUND = 30.0  # from the database's return to the bot's next move (meas
 
 @pytest.fixture
 def stack(own_postgres: Postgres, own_redis: Redis):
-    stack = Stack(own_postgres, broker=own_redis.url_for(0), live_updates=own_redis.url_for(3))
+    # The bots' turns go to the worker (not played in the web process after the move): the worker must heal.
+    stack = Stack(own_postgres, broker=own_redis.url_for(0), live_updates=own_redis.url_for(3),
+                  extra_env={"BOT_LEVELS_IN_PROCESS": ""})  # fmt: skip
     stack.start(worker=True)
     yield stack
     stack.stop()

@@ -29,8 +29,10 @@ def stack(own_postgres: Postgres, own_redis: Redis, request: pytest.FixtureReque
     # FAULTS_BROKER_URL measures another broker (docs/reliability.md: RabbitMQ's redelivery); the
     # broker restart test needs the own Redis.
     broker = os.environ.get("FAULTS_BROKER_URL") if "broker" not in request.node.name else None
-    queue = {"CELERY_QUEUE": os.environ["FAULTS_QUEUE"]} if broker and os.environ.get("FAULTS_QUEUE") else None
-    with Stack(own_postgres, broker_url=broker or own_redis.url_for(0), workers=workers, env=queue) as running:
+    queue = {"CELERY_QUEUE": os.environ["FAULTS_QUEUE"]} if broker and os.environ.get("FAULTS_QUEUE") else {}
+    # The bots' turns go to the workers (not played in the web process after the move): those are killed.
+    env = {**queue, "BOT_LEVELS_IN_PROCESS": ""}
+    with Stack(own_postgres, broker_url=broker or own_redis.url_for(0), workers=workers, env=env) as running:
         yield running
 
 

@@ -7,6 +7,7 @@ from unittest import mock
 
 import pytest
 from django.db import OperationalError
+from django.test import override_settings
 from django.utils import timezone
 
 from games import engine
@@ -43,10 +44,11 @@ def test_events_are_never_updated_nor_deleted():
 
 
 def bot_to_act() -> Match:
-    """A match of a human against a bot dealt the first lead, whose bot turn the broker lost."""
+    """A match of a human against a bot dealt the first lead, whose bot turn the broker lost (the bot's
+    turn goes to a worker: none of its levels plays in process)."""
     lead = engine.current_seat(engine.new_match("dos", {}, seed=1).state)
     seats = [{"bot": "level-1"} if seat == lead else {"player": "me"} for seat in range(2)]
-    with mock.patch.object(tasks.play_bot_turns, "delay"):
+    with mock.patch.object(tasks.play_bot_turns, "delay"), override_settings(BOT_LEVELS_IN_PROCESS=frozenset()):
         created = new_player().post("/api/v1/matches/", {"variant": "dos", "seed": 1, "seats": seats})
     match = Match.objects.get(pk=created.json()["id"])
     assert match.turn == lead and match.seating[lead]["bot"]

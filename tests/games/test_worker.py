@@ -14,7 +14,8 @@ from .helpers import choose, new_player
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_worker_plays_the_bots_turns_of_a_whole_match(celery_worker):
+def test_a_worker_plays_the_bots_turns_of_a_whole_match(celery_worker, settings):
+    settings.BOT_LEVELS_IN_PROCESS = frozenset()  # every level to the worker, not played here after the move
     me = new_player()
     seats = [{"bot": "level-2"}, {"player": "me"}, {"bot": "level-1"}, {"bot": "level-2"}]
     created = me.post("/api/v1/matches/", {"variant": "clasico", "options": {"games_to_win": 1}, "seed": 3,

@@ -1,0 +1,128 @@
+"""The quick built-in bots (``BOT_LEVELS_IN_PROCESS``) play in the process that committed the move before,
+after its answer; the other levels, a turn that failed here and what follows the in-process play go to a
+worker (games/turns/builtin.py)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
+from django.db import OperationalError
+
+from games.matches.models import Match
+from games.turns import builtin
+
+from .helpers import Api, choose, new_player
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def queued(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """The turns sent to a worker (recorded, not played)."""
+    calls: list[tuple[str, int]] = []
+    monkeypatch.setattr(builtin, "bot_turns_queue", lambda match_id, seq: calls.append((str(match_id), seq)))
+    return calls
+
+
+def clasico(me: Api, seats: list[dict[str, Any]]) -> str:
+    created = me.post("/api/v1/matches/", {"variant": "clasico", "options": {"games_to_win": 1}, "seed": 3,
+                                           "seats": seats})  # fmt: skip
+    assert created.status_code == 201, created.content
+    return str(created.json()["id"])
+
+
+def act(me: Api, match_id: str, rng: random.Random) -> dict[str, Any]:
+    view = me.get(f"/api/v1/matches/{match_id}").json()
+    assert view["legal_actions"], "the caller is not to act"
+    answer = me.post(f"/api/v1/matches/{match_id}/actions", {**choose(rng, view["legal_actions"]),
+                                                             "expected_seq": view["seq"]})  # fmt: skip
+    assert answer.status_code == 200, answer.content
+    return dict(answer.json())
+
+
+def test_quick_bots_answer_a_move_in_process_with_nothing_queued(queued: list[tuple[str, int]]):
+    me = new_player()
+    match_id = clasico(me, [{"player": "me"}, {"bot": "level-1"}, {"bot": "level-2"}, {"bot": "level-1"}])
+    rng = random.Random(1)
+    answered = 0
+    for _ in range(12):
+        answer = act(me, match_id, rng)
+        match = Match.objects.get(pk=match_id)
+        if match.status != "active":
+            break
+        assert match.turn == answer["my_seat"], "the match did not come back to the human"
+        if not answer["legal_actions"]:  # the move left the turn to the bots: they answered it
+            assert match.seq > answer["seq"]
+            answered += 1
+    assert answered >= 3
+    assert queued == [], "a quick bot's turn was sent to a worker"
+
+
+def test_a_slower_level_is_queued_for_a_worker(queued: list[tuple[str, int]]):
+    me = new_player()
+    match_id = clasico(me, [{"player": "me"}, {"bot": "level-3"}, {"bot": "level-3"}, {"bot": "level-3"}])
+    match = Match.objects.get(pk=match_id)
+    if match.turn != 0:  # a bot leads: its turn was queued, not played here
+        assert queued == [(match_id, match.seq)]
+        builtin.bot_turns_play(match_id=match_id, seq=match.seq)
+    answer = act(me, match_id, random.Random(1))
+    assert queued[-1] == (match_id, answer["seq"]), "the level-3 turn after the move was not queued"
+    assert Match.objects.get(pk=match_id).seq == answer["seq"], "a level-3 bot played in process"
+
+
+def test_in_process_play_stops_at_a_slower_bot_and_queues_its_turn(queued: list[tuple[str, int]]):
+    me = new_player()
+    seats = [{"player": "me"}, {"bot": "level-1"}, {"bot": "level-3"}, {"bot": "level-1"}]
+    match_id = clasico(me, seats)
+    rng = random.Random(2)
+    handed_on = 0
+    for _ in range(20):
+        match = Match.objects.get(pk=match_id)
+        if match.status != "active":
+            break
+        assert match.turn is not None and seats[match.turn].get("bot") != "level-1", "a level-1 turn was left"
+        if match.turn == 2:  # level-3 to act: its turn went to a worker, at the seq the match stands at
+            assert queued[-1] == (match_id, match.seq)
+            handed_on += 1
+            builtin.bot_turns_play(match_id=match_id, seq=match.seq)  # as the worker would
+        else:
+            act(me, match_id, rng)
+    assert handed_on >= 2, "the level-3 bot was never reached"
+
+
+def test_a_turn_that_fails_in_process_is_queued(queued: list[tuple[str, int]], monkeypatch: pytest.MonkeyPatch,
+                                                caplog: pytest.LogCaptureFixture):  # fmt: skip
+    me = new_player()
+    match_id = clasico(me, [{"player": "me"}, {"bot": "level-1"}, {"bot": "level-1"}, {"bot": "level-1"}])
+    if Match.objects.get(pk=match_id).turn != 0:
+        pytest.skip("seed 3 lets the human lead")  # the deal is fixed: this does not happen
+    monkeypatch.setattr(builtin, "bot_turns_play", _database_away)
+    answer = act(me, match_id, random.Random(1))
+    assert queued == [(match_id, answer["seq"])]
+    assert "failed in process; queued" in caplog.text
+
+
+def _database_away(**kwargs: Any) -> int:
+    raise OperationalError("the database went away")
+
+
+@pytest.mark.django_db(transaction=True)  # real commits: the news of in-process play comes inside it
+def test_what_follows_in_process_play_is_queued_not_played_on(queued: list[tuple[str, int]],
+                                                              monkeypatch: pytest.MonkeyPatch):  # fmt: skip
+    monkeypatch.setattr(builtin, "BOT_TURNS_PER_TASK", 5)
+    watcher = new_player()
+    match_id = clasico(watcher, [{"bot": "level-1"}] * 4)  # the creator watches: bots only
+    match = Match.objects.get(pk=match_id)
+    assert match.status == "active"
+    assert queued == [(match_id, match.seq)], "the turns after the first five were not handed to a worker"
+    assert builtin.bot_turns_play(match_id=match_id, seq=match.seq) == 5
+
+
+def test_a_level_that_does_not_exist_is_refused_by_the_checks(settings: Any):
+    settings.BOT_LEVELS_IN_PROCESS = frozenset({"level-1", "levle-2"})
+    with pytest.raises(SystemCheckError, match="tute.E001"):
+        call_command("check")
