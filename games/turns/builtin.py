@@ -7,9 +7,9 @@ milliseconds to a second a decision) are played by a Celery task, as is every tu
 could not take. The task (``play_bot_turns``) takes the match's id and the ``seq`` it stood at, so a task
 that runs late or twice finds the match moved on and does nothing; :func:`bot_turns_sweep` queues
 again the turns whose task was lost: a broker away when it was queued, a worker killed while it held
-the message, or a process that stopped between a move's commit and its bots' turns. Celery beat runs it every ``BOT_TURNS_SWEEP_SECONDS`` (1) for the turns idle
-``BOT_TURNS_IDLE_SECONDS`` (2), and every worker once as it starts (docs/reliability.md: why a sweep
-and not the broker's redelivery).
+the message, or a process that stopped between a move's commit and its bots' turns. Celery beat runs
+it every ``BOT_TURNS_SWEEP_SECONDS`` (1) for the turns idle ``BOT_TURNS_IDLE_SECONDS`` (2), and every
+worker once as it starts (docs/reliability.md: why a sweep and not the broker's redelivery).
 """
 
 from __future__ import annotations
