@@ -112,9 +112,11 @@ def test_a_streamed_answer_is_sent_chunk_by_chunk_and_closed_after_it() -> None:
     assert log == ["GET /static/file.txt", "closed", "sent"]
 
 
-def test_a_plain_answer_is_sent_while_its_response_closes_in_the_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The steps after the response (run as it closes) do not hold up the answer; both are done when the
-    request is; the thread hands the answer over without waiting for the loop to send it."""
+def test_a_plain_answer_is_sent_before_its_response_closes_in_the_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The steps after the response (run as it closes) begin once the answer is sent: run while the loop
+    sends it, they would hold the interpreter the loop needs (a bot's turn after an action delayed the
+    action's answer). Both are done when the request is; the thread hands the answer over without
+    waiting for the loop (one call, no AsyncToSync)."""
     import threading
 
     waited_for_the_loop: list[object] = []
@@ -127,12 +129,12 @@ def test_a_plain_answer_is_sent_while_its_response_closes_in_the_thread(monkeypa
     monkeypatch.setattr(asgi, "AsyncToSync", CountedAsyncToSync)
 
     sent: list[dict[str, Any]] = []
-    sent_first = threading.Event()
     closed_in: list[str] = []
+    sent_at_close: list[int] = []
 
     class Plain(list[bytes]):
         def close(self) -> None:
-            assert sent_first.wait(5), "the answer waited for the response to close"
+            sent_at_close.append(len(sent))
             closed_in.append(threading.current_thread().name)
 
     def app(environ: dict[str, Any], start_response: Any) -> Plain:
@@ -140,9 +142,9 @@ def test_a_plain_answer_is_sent_while_its_response_closes_in_the_thread(monkeypa
         return Plain([b"a", b"b"])
 
     async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body":
+            await asyncio.sleep(0.05)  # a slow write
         sent.append(message)
-        if len(sent) == 2:
-            sent_first.set()
 
     async def call() -> None:
         scope = {"type": "http", "method": "GET", "path": "/x", "query_string": b"", "headers": [],
@@ -152,8 +154,35 @@ def test_a_plain_answer_is_sent_while_its_response_closes_in_the_thread(monkeypa
 
     asyncio.run(call())
     assert [m.get("body") for m in sent] == [None, b"ab"]
+    assert sent_at_close == [2], "the response closed (its steps ran) before the answer was sent"
     assert closed_in and closed_in[0] != threading.main_thread().name  # closed in the pool, before the call ended
     assert waited_for_the_loop == []
+
+
+def test_a_response_whose_answer_was_not_sent_still_closes() -> None:
+    """A client gone while its answer is sent: the thread does not wait for a send that will not come."""
+    closed: list[bool] = []
+
+    class Plain(list[bytes]):
+        def close(self) -> None:
+            closed.append(True)
+
+    def app(environ: dict[str, Any], start_response: Any) -> Plain:
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return Plain([b"a"])
+
+    async def send(message: dict[str, Any]) -> None:
+        raise OSError("the client is gone")
+
+    async def call() -> None:
+        scope = {"type": "http", "method": "GET", "path": "/x", "query_string": b"", "headers": [],
+                 "http_version": "1.1", "scheme": "http", "root_path": "", "server": ("testserver", 80)}  # fmt: skip
+        requests = [{"type": "http.request", "body": b"", "more_body": False}]
+        with pytest.raises(OSError):
+            await asyncio.wait_for(asgi._Request(app)(scope, lambda: asyncio.sleep(0, requests.pop(0)), send), 2)
+
+    asyncio.run(call())
+    assert closed == [True]
 
 
 @pytest.mark.django_db(transaction=True)

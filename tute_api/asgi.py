@@ -20,6 +20,7 @@ get_asgi_application()  # first: it sets Django up before anything imports model
 
 import asyncio  # noqa: E402
 import re  # noqa: E402
+import threading  # noqa: E402
 from tempfile import SpooledTemporaryFile  # noqa: E402
 
 from asgiref.sync import AsyncToSync  # noqa: E402
@@ -40,13 +41,18 @@ from tute_api.threads import in_pool  # noqa: E402
 WAITING = re.compile(rb"(^|&)wait=[1-9]")
 
 
+#: How long a thread waits for the loop to send its answer before it closes the response anyway.
+SEND_WAIT_SECONDS = 5.0
+
+
 class _Request(WsgiToAsgiInstance):
     """A request that does not wait, run by Django's WSGI handler in one thread of the process's pool,
     as gunicorn's threads would (measured cheaper than Django's ASGI handler for the sync views:
-    docs/performance.md). A plain answer is handed to the event loop, which sends it while the thread
-    closes the response (``request_finished``: the steps after the response, the database connection
-    given back): one call into the loop, where waiting for each of its two sends cost two round trips
-    between the thread and the loop. A streamed answer is sent chunk by chunk, at the client's pace."""
+    docs/performance.md). A plain answer is handed to the event loop in one call (waiting for each of
+    its two sends cost two round trips between the thread and the loop); once the loop has sent it, the
+    thread closes the response (``request_finished``: the steps after the response, such as the bots'
+    turns, the database connection given back). A streamed answer is sent chunk by chunk, at the
+    client's pace."""
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         self.scope = scope
@@ -64,13 +70,15 @@ class _Request(WsgiToAsgiInstance):
             self.sync_send = AsyncToSync(send)
             self.handed_over = False
             self.hand_over = lambda messages: loop.call_soon_threadsafe(answer.set_result, messages)
+            self.sent = threading.Event()
             run = asyncio.ensure_future(in_pool(self._run)(body))
-            await asyncio.wait([run, answer], return_when=asyncio.FIRST_COMPLETED)
             try:
+                await asyncio.wait([run, answer], return_when=asyncio.FIRST_COMPLETED)
                 if self.handed_over:  # (set in the thread before the answer is handed over, or run is done)
                     for message in await answer:
                         await send(message)
             finally:
+                self.sent.set()  # sent, or never to be: the thread closes the response
                 await run  # closed: its steps after the response have run
 
     def start_response(self, status: str, response_headers: list[tuple[str, str]], exc_info: Any = None) -> None:
@@ -91,6 +99,10 @@ class _Request(WsgiToAsgiInstance):
                 content = b"".join(response)
                 self.handed_over = True
                 self.hand_over([self.response_start, {"type": "http.response.body", "body": content}])
+                # The steps after the response (its close: request_finished) begin once the loop has sent
+                # it: run at once, they would hold the interpreter that the loop needs to send it. (Bounded:
+                # a client that reads slowly, or a loop stopped mid-send, does not keep the thread.)
+                self.sent.wait(SEND_WAIT_SECONDS)
         finally:
             response.close()
 
