@@ -71,7 +71,7 @@ def test_an_action_answers_before_the_bots_are_queued(client: Any, monkeypatch: 
     monkeypatch.setattr(builtin, "bot_turns_next", lambda match_id, seq, level: queued.append((match_id, seq)))
     token = client.post("/api/v1/players/", {"username": "ann"}, content_type="application/json").json()["token"]
     auth = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
-    seats = [{"player": "me"}, {"bot": "level-1"}]
+    seats = [{"player": "me"}, {"bot": "level-3"}]  # a level whose turns are not played inside the action
     match = client.post("/api/v1/matches/", {"variant": "dos", "seats": seats}, content_type="application/json", **auth)
     match_id = match.json()["id"]
     view = match.json()

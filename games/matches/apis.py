@@ -230,8 +230,9 @@ class MatchActionApi(APIView):
         operation_id="matches_actions_create",
         summary="Play: a card, a bid, a pass or a trump",
         description="One of the caller's `legal_actions`. Answers with the caller's view right after the "
-        "action; bots then play their turns in the background (follow them with `GET /events?after=` "
-        "or `GET /matches/{id}?after=&wait=`).",
+        "action; the bots' turns that follow come after it (follow them with `GET /events?after=` "
+        "or `GET /matches/{id}?after=&wait=`): the quick built-in bots' (level-1, level-2) are recorded with "
+        "the action, so those answer at once, the others' are played in the background.",
         request=ACTION_REQUEST,
         parameters=[MATCH_ID, IDEMPOTENCY_HEADER],
         responses={

@@ -1,7 +1,9 @@
-"""The built-in bots' turns (``games.bots``): played once the move before commits.
+"""The built-in bots' turns (``games.bots``, played by :func:`games.matches.moves.bots_play`).
 
 A bot whose decision costs microseconds (``settings.BOT_LEVELS_IN_PROCESS``: level-1 and level-2) plays
-in the process that committed that move, after its answer (:func:`bot_turns_next`): no message to a
+where the move before it was made: inside a player's action, in its transaction
+(:func:`games.matches.services.match_act`); after any other move (a match's start, a service's event),
+in the process that committed it, once its answer is sent (:func:`bot_turns_next`). No message to a
 broker, no wait for a worker. The others (level-3's exact endings and level-4's search take
 milliseconds to a second a decision) are played by a Celery task, as is every turn the in-process play
 could not take. The task (``play_bot_turns``) takes the match's id and the ``seq`` it stood at, so a task
@@ -27,19 +29,16 @@ from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
-from games import engine
-from games.bots import choose_action
-from games.matches import records
+from games.matches import moves, records
 from games.matches.models import Match, MatchStatus
 from games.matches.services import moves_record
 
 from . import queue
-from .standin import turn_random
 
 logger = logging.getLogger(__name__)
 
 #: Bot actions played in one transaction before the task commits and queues itself again.
-BOT_TURNS_PER_TASK = 200
+BOT_TURNS_PER_TASK = moves.BOTS_PER_RUN
 
 
 @transaction.atomic
@@ -54,16 +53,7 @@ def bot_turns_play(*, match_id: UUID | str, seq: int, levels: Collection[str] | 
     if match is None or match.status != MatchStatus.ACTIVE or match.seq != seq:
         return 0
     state = records.state_of(match)
-    events: list[engine.Event] = []
-    played = 0
-    while (level := records.bot_at(match.seating, engine.current_seat(state))) and played < BOT_TURNS_PER_TASK:
-        if levels is not None and level not in levels:
-            break
-        seat = engine.current_seat(state)
-        assert seat is not None
-        action = choose_action(level, engine.view(state, seat), turn_random(match, seq, played))
-        events += engine.push(state, seat, action)
-        played += 1
+    events, played = moves.bots_play(match, state, seq=seq, levels=levels, limit=BOT_TURNS_PER_TASK)
     if events:
         moves_record(match, state, events)
     return played
@@ -74,8 +64,10 @@ _playing = threading.local()
 
 
 def bot_turns_next(match_id: UUID, seq: int, level: str) -> None:
-    """Hand on the turn of a built-in bot of ``level`` in a match standing at ``seq``: played here and now
-    if the level is quick (``settings.BOT_LEVELS_IN_PROCESS``), else queued for a worker.
+    """Hand on the turn of a built-in bot of ``level`` in a match standing at ``seq`` (a move that was not a
+    player's action, whose quick bots played inside it, or one the quick bots' play inside an action could
+    not follow): played here and now if the level is quick (``settings.BOT_LEVELS_IN_PROCESS``), else queued
+    for a worker.
 
     Called once the move before has committed (after its answer, in a request). In-process play takes
     the quick bots' turns in a row and commits them; the news of that commit queues whatever follows

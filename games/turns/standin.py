@@ -6,21 +6,15 @@ with :func:`turn_random`'s recipe, the one the built-in bots' turns use too.
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from games import engine
 from games.bots import choose_action
 from games.matches.models import Match
+from games.matches.moves import turn_random
 
 #: The built-in bot that plays for a seat whose player did not.
 STAND_IN_LEVEL = "level-2"
-
-
-def turn_random(match: Match, seq: int, salt: object) -> random.Random:
-    """The random source of a move the service makes at ``seq``: reproducible in a seeded match (C12),
-    so that its replays play the same moves; the system's entropy otherwise."""
-    return random.Random(f"{match.seed}:{seq}:{salt}") if match.seed is not None else random.Random()
 
 
 def stand_in_action(match: Match, state: engine.State, seat: int) -> dict[str, Any]:

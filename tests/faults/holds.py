@@ -12,9 +12,9 @@ from typing import Any
 
 from celery.signals import worker_ready
 
-from games.turns import builtin
+from games.matches import moves
 
-_choose = builtin.choose_action
+_choose = moves.choose_action
 
 
 def _held_choose(*args: Any, **kwargs: Any) -> Any:
@@ -27,7 +27,7 @@ def _held_choose(*args: Any, **kwargs: Any) -> Any:
     return _choose(*args, **kwargs)
 
 
-builtin.choose_action = _held_choose
+moves.choose_action = _held_choose
 
 
 @worker_ready.connect

@@ -1,6 +1,7 @@
-"""The quick built-in bots (``BOT_LEVELS_IN_PROCESS``) play in the process that committed the move before,
-after its answer; the other levels, a turn that failed here and what follows the in-process play go to a
-worker (games/turns/builtin.py)."""
+"""The quick built-in bots (``BOT_LEVELS_IN_PROCESS``) play inside the player's action before them, or
+(after a match's start, a service's event) in the process that committed the move before, after its
+answer; the other levels, a turn that failed there and what follows go to a worker
+(games/turns/builtin.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.db import OperationalError
 
-from games.matches.models import Match
+from games import engine
+from games.matches import moves
+from games.matches.models import Event, Match
 from games.turns import builtin
 
 from .helpers import Api, choose, new_player
@@ -44,7 +47,7 @@ def act(me: Api, match_id: str, rng: random.Random) -> dict[str, Any]:
     return dict(answer.json())
 
 
-def test_quick_bots_answer_a_move_in_process_with_nothing_queued(queued: list[tuple[str, int]]):
+def test_quick_bots_answer_a_move_inside_it_with_nothing_queued(queued: list[tuple[str, int]]):
     me = new_player()
     match_id = clasico(me, [{"player": "me"}, {"bot": "level-1"}, {"bot": "level-2"}, {"bot": "level-1"}])
     rng = random.Random(1)
@@ -60,6 +63,26 @@ def test_quick_bots_answer_a_move_in_process_with_nothing_queued(queued: list[tu
             answered += 1
     assert answered >= 3
     assert queued == [], "a quick bot's turn was sent to a worker"
+
+
+def test_the_answer_shows_the_match_right_after_the_action_and_a_retry_gives_it_again():
+    me = new_player()
+    match_id = clasico(me, [{"player": "me"}, {"bot": "level-1"}, {"bot": "level-1"}, {"bot": "level-1"}])
+    rng = random.Random(3)
+    for _ in range(12):
+        view = me.get(f"/api/v1/matches/{match_id}").json()
+        action = {**choose(rng, view["legal_actions"]), "expected_seq": view["seq"]}
+        key = {"Idempotency-Key": f"move-{view['seq']}"}
+        answer = me.post(f"/api/v1/matches/{match_id}/actions", action, headers=key).json()
+        if answer["legal_actions"] or answer["status"] != "active":
+            continue  # the human won the trick (or the match): no bot followed
+        mine = Event.objects.filter(match_id=match_id, seq__gt=view["seq"], seq__lte=answer["seq"])
+        assert [e.seat for e in mine if e.type == "card_played"] == [answer["my_seat"]]
+        assert Match.objects.get(pk=match_id).seq > answer["seq"], "the bots' turns were not recorded with it"
+        again = me.post(f"/api/v1/matches/{match_id}/actions", action, headers=key)
+        assert again.status_code == 200 and again.json() == answer
+        return
+    pytest.fail("no action of the human was followed by the bots")
 
 
 def test_a_slower_level_is_queued_for_a_worker(queued: list[tuple[str, int]]):
@@ -94,15 +117,50 @@ def test_in_process_play_stops_at_a_slower_bot_and_queues_its_turn(queued: list[
     assert handed_on >= 2, "the level-3 bot was never reached"
 
 
-def test_a_turn_that_fails_in_process_is_queued(queued: list[tuple[str, int]], monkeypatch: pytest.MonkeyPatch,
-                                                caplog: pytest.LogCaptureFixture):  # fmt: skip
+def test_a_bot_that_fails_inside_an_action_fails_no_action_and_its_turn_is_handed_on(
+    queued: list[tuple[str, int]], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+):
     me = new_player()
     match_id = clasico(me, [{"player": "me"}, {"bot": "level-1"}, {"bot": "level-1"}, {"bot": "level-1"}])
-    if Match.objects.get(pk=match_id).turn != 0:
-        pytest.skip("seed 3 lets the human lead")  # the deal is fixed: this does not happen
+    monkeypatch.setattr(moves, "choose_action", _broken_bot)
+    rng = random.Random(1)
+    for _ in range(10):
+        answer = act(me, match_id, rng)
+        if not answer["legal_actions"]:  # a bot is to act: it failed inside the action, then after it
+            break
+    assert Match.objects.get(pk=match_id).seq == answer["seq"], "only the player's move is recorded"
+    assert queued == [(match_id, answer["seq"])], "the bot's turn was not handed to a worker"
+    assert "quick bots after an action" in caplog.text and "failed in process; queued" in caplog.text
+
+
+def _broken_bot(*args: Any) -> dict[str, Any]:
+    raise RuntimeError("a bug in a bot")
+
+
+def dos_bot_leads(me: Api) -> str:
+    """A match of ``dos`` whose first lead is the bot's (seed 1)."""
+    lead = engine.current_seat(engine.new_match("dos", {}, seed=1).state)
+    seats = [{"bot": "level-1"} if seat == lead else {"player": "me"} for seat in range(2)]
+    created = me.post("/api/v1/matches/", {"variant": "dos", "seed": 1, "seats": seats})
+    assert created.status_code == 201, created.content
+    return str(created.json()["id"])
+
+
+def test_a_bot_that_leads_a_new_match_plays_in_process_after_the_answer(queued: list[tuple[str, int]]):
+    match_id = dos_bot_leads(new_player())
+    match = Match.objects.get(pk=match_id)
+    assert match.seating[match.turn]["player"] is not None, "the bot that leads did not play"
+    assert queued == []
+
+
+def test_a_turn_that_fails_in_process_after_the_answer_is_queued(
+    queued: list[tuple[str, int]], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+):
     monkeypatch.setattr(builtin, "bot_turns_play", _database_away)
-    answer = act(me, match_id, random.Random(1))
-    assert queued == [(match_id, answer["seq"])]
+    match_id = dos_bot_leads(new_player())
+    match = Match.objects.get(pk=match_id)
+    assert match.seating[match.turn]["bot"], "the bot played"
+    assert queued == [(match_id, match.seq)]
     assert "failed in process; queued" in caplog.text
 
 
