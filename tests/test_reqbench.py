@@ -37,7 +37,8 @@ def test_a_short_request_bench_reports_the_cpu_of_each_kind_of_request() -> None
     cpu = figures["cpu_ms_per_request"]
     assert set(cpu) == {"get", "poll", "events", "move", "action"} and figures["rounds"] == 2
     assert all(len(kind["web_rounds"]) == 2 for kind in cpu.values()), cpu
-    assert cpu["action"]["web"] > 0 and cpu["action"]["worker"] > 0, cpu  # the bots played, in the worker
+    # The level-1 bots play inside the action (BOT_LEVELS_IN_PROCESS): the worker's share is read, not required.
+    assert cpu["action"]["web"] > 0 and cpu["action"]["worker"] >= 0, cpu
     with psycopg.connect(dbname="postgres", host="127.0.0.1", user="postgres", autocommit=True) as admin:
         left = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE]).fetchall()
     assert left == []  # dropped
