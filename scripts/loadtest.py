@@ -625,7 +625,6 @@ def main() -> None:
         web, worker = start_service(env, args.port, log, server=args.server, web_workers=args.web_workers,
                                     web_threads=args.web_threads, worker_nice=args.worker_nice,
                                     celery_concurrency=args.celery_concurrency)  # fmt: skip
-        wait_ready(args.port)
         idle_result: Any = None
         idle_queue: Any = multiprocessing.get_context("fork").Queue()
         idle_process = None

@@ -325,13 +325,13 @@ CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=100)
 # With no broker there is no beat; BEAT_IN_PROCESS (set by `make run`) runs this schedule in the web
 # process instead (tute_api/beat.py).
 BEAT_IN_PROCESS = env.bool("BEAT_IN_PROCESS", default=False)
+# The built-in bots whose decision costs microseconds play where the move before them was made: inside a
+# player's action, else in the process that committed it, after its answer (games/turns/builtin.py); the
+# others (level-3, level-4), in a Celery worker. Empty: every bot's turn goes through the broker to a worker.
+BOT_LEVELS_IN_PROCESS = frozenset(env.list("BOT_LEVELS_IN_PROCESS", default=["level-1", "level-2"]))
 # A bot's turn is never stranded (docs/reliability.md): a worker killed with the message, a broker away
 # at the moment of queuing. Every BOT_TURNS_SWEEP_SECONDS beat queues again the bot turns idle
 # BOT_TURNS_IDLE_SECONDS; a sweep message that no worker took within the period is dropped (expires).
-# The built-in bots whose decision costs microseconds play in the process that committed the move
-# before, after its answer (games/turns/builtin.py); the others (level-3, level-4), in a Celery worker.
-# Empty: every bot's turn goes through the broker to a worker.
-BOT_LEVELS_IN_PROCESS = frozenset(env.list("BOT_LEVELS_IN_PROCESS", default=["level-1", "level-2"]))
 BOT_TURNS_SWEEP_SECONDS = env.float("BOT_TURNS_SWEEP_SECONDS", default=1.0)
 BOT_TURNS_IDLE_SECONDS = env.float("BOT_TURNS_IDLE_SECONDS", default=2.0)
 CELERY_BEAT_SCHEDULE = {

@@ -227,7 +227,7 @@ def _quick_bots_after(
     if state.status != "active" or moves.next_bot(match, state) not in quick:
         return None
     try:
-        after = engine.from_json(engine.to_json(state))
+        after = state.copy()
         bot_events, _ = moves.bots_play(match, after, seq=match.seq + len(events), levels=quick)
     except Exception:  # noqa: BLE001 - a bot's failure fails no player's action: its turn is handed on
         logger.warning("The quick bots after an action in match %s failed; handed on", match.pk, exc_info=True)
