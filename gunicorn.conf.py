@@ -16,6 +16,11 @@ import os
 worker_class = "uvicorn_worker.UvicornWorker"
 workers = int(os.environ.get("WEB_CONCURRENCY", "4"))  # on 2 cores (docs/performance.md)
 keepalive = 30
+# The arbiter restarts a worker that has not signalled for this long. A uvicorn worker signals from its
+# event loop's ticks, every timeout / 2, so a busy loop signals late: at gunicorn's 30 s a worker that
+# was only slow (1,250 open connections, the box 100% busy: docs/performance.md) was killed with every
+# connection it held, which then all came back at once. 120 s still restarts a loop that is stuck.
+timeout = 120
 # SIGTERM: each worker wakes its waits at once (games/live/shutdown.py: streams end with server_closing),
 # then finishes its open answers within this.
 graceful_timeout = 10
@@ -26,8 +31,18 @@ os.environ.setdefault("DATABASE_POOL_SIZE", "12")
 control_socket_disable = True
 
 
+#: The garbage collector's thresholds in a worker (``gc.set_threshold``; ``GC_THRESHOLDS`` overrides):
+#: a young generation ten times Python's (700), each older one collected half as often. With Python's,
+#: the collector took 15% of a worker's CPU beside 5,000 open connections and stopped its event loop
+#: for 0.3-0.7 s every 15 s for a full collection; with these, 6% and no full collection in the run
+#: (docs/performance.md). A request's garbage cycles (DRF's request and view refer to each other) are
+#: still collected young.
+_GC_THRESHOLDS = tuple(int(n) for n in os.environ.get("GC_THRESHOLDS", "7000,20,10").split(","))
+
+
 def post_worker_init(worker: object) -> None:
     """Once a worker has loaded the app: its modules, settings and URL patterns live as long as the
     process, so the garbage collector stops scanning them (each full collection then looks at a
-    request's objects only, not at the whole of Django)."""
+    request's objects only, not at the whole of Django), and collects less often (``GC_THRESHOLDS``)."""
     gc.freeze()
+    gc.set_threshold(*_GC_THRESHOLDS)

@@ -19,3 +19,36 @@ def test_every_setting_of_the_file_is_one_gunicorn_knows_and_the_worker_is_uvico
     from uvicorn_worker import UvicornWorker
 
     assert config.worker_class is UvicornWorker and config.control_socket_disable is True  # ASGI: waits hold no thread
+
+
+def test_a_busy_worker_is_not_taken_for_a_stuck_one(monkeypatch):
+    """A uvicorn worker tells the arbiter it lives from its event loop's ticks, every ``timeout / 2``
+    seconds: with gunicorn's 30 s a loop that was only slow (1,250 open connections on a busy box) was
+    killed with every connection it held. The arbiter waits long enough for a busy loop's late tick."""
+    monkeypatch.setenv("DATABASE_POOL_SIZE", "8")
+    monkeypatch.setenv("ASGI_THREADS", "8")
+    names = runpy.run_path(str(BASE_DIR / "gunicorn.conf.py"))
+    config = Config()
+    config.set("timeout", names["timeout"])
+    assert config.timeout >= 120 > config.keepalive
+
+
+def test_a_worker_collects_its_garbage_less_often_than_python_by_default(monkeypatch):
+    """Thousands of open connections make every collection long: a worker's young generation is ten
+    times Python's (docs/performance.md); ``GC_THRESHOLDS`` sets it otherwise."""
+    import gc
+
+    before = gc.get_threshold()
+    monkeypatch.setenv("DATABASE_POOL_SIZE", "8")
+    monkeypatch.setenv("ASGI_THREADS", "8")
+    try:
+        monkeypatch.delenv("GC_THRESHOLDS", raising=False)
+        runpy.run_path(str(BASE_DIR / "gunicorn.conf.py"))["post_worker_init"](None)
+        assert gc.get_threshold() == (7000, 20, 10)
+        gc.unfreeze()
+        monkeypatch.setenv("GC_THRESHOLDS", "1000,10,10")
+        runpy.run_path(str(BASE_DIR / "gunicorn.conf.py"))["post_worker_init"](None)
+        assert gc.get_threshold() == (1000, 10, 10)
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
