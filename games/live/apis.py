@@ -37,7 +37,6 @@ from games.matches.selectors import (
 from games.matches.serializers import EVENT, MAX_SEQ, MatchSerializer
 from games.turns.feed import turns_of
 from games.turns.serializers import TurnSerializer
-from games.turns.tables import timings_of
 from tute_api.fields import QueryInteger
 from tute_api.pagination import MAX_PAGE, Pagination
 from tute_api.parsers import WHOLE_NUMBER, resume_after
@@ -48,7 +47,7 @@ from .bodies import LiveEntry
 from .deferred import DeferrableApi
 from .serializers import LIVE_PAGE, LiveMatchPageSerializer, LiveMatchSerializer
 from .slots import TOO_MANY_CONNECTIONS, connection_slot
-from .stream import aevent_stream, event_stream
+from .stream import aevent_stream, event_stream, keepalive_seconds, presence_counts
 
 MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The match's id.")
 
@@ -244,14 +243,14 @@ class MatchStreamApi(DeferrableApi):
         match = membership.match
         if match.status in ("finished", "cancelled") and after >= match.seq:
             return HttpResponse(status=204)
-        # A seated viewer's stream keeps the seat connected: it wakes well within the timeout; a
-        # spectator's renews its lease as it wakes (M5).
-        keepalive = min(settings.STREAM_KEEPALIVE_SECONDS, timings_of(match.id).presence_timeout / 2)
+        # A seated viewer's stream keeps the seat connected (where the match counts it): it wakes well
+        # within the timeout; a spectator's renews its lease as it wakes (M5).
+        keeps_present = presence_counts(match, membership.seat, request.user.pk)
+        keepalive = keepalive_seconds(match.id, keeps_present=keeps_present, spectator=membership.spectator)
         slot = connection_slot(request.user.pk, "stream").acquire()  # 429 beyond the player's cap
         watch = None
         try:
             if membership.spectator:
-                keepalive = min(keepalive, watchers.EPOCH_SECONDS / 2)
                 watch = watchers.Watch(match.id)
                 watch.enter()
         except Exception:
@@ -266,6 +265,7 @@ class MatchStreamApi(DeferrableApi):
             keepalive=keepalive,
             watch=watch,
             slot=slot,
+            keeps_present=keeps_present,
         )
         content = aevent_stream(**stream) if waits.deferring() else event_stream(**stream)  # type: ignore[arg-type]
         response = StreamingHttpResponse(content, content_type="text/event-stream")

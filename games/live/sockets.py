@@ -51,7 +51,6 @@ from games.matches.models import Event, Match, MatchStatus
 from games.matches.selectors import match_membership
 from games.matches.serializers import MAX_SEQ, ActionInputSerializer, MatchSerializer
 from games.turns import presence
-from games.turns.tables import timings_of
 from players.authentication import MAX_TOKEN_LENGTH
 from players.models import Player
 from players.selectors import player_by_token
@@ -62,7 +61,7 @@ from tute_api.throttling import PlayerRateThrottle
 
 from . import channels, watchers
 from .slots import connection_slot
-from .stream import BATCH
+from .stream import BATCH, keepalive_seconds, presence_counts
 
 logger = logging.getLogger(__name__)
 
@@ -273,13 +272,13 @@ class MatchSocket(AuthenticatedSocket):
         self.player, self.seat = player, membership.seat
         self.spectator, self.opened_at_seq = membership.spectator, membership.match.seq
         await in_thread(self._lease)(membership.spectator)
-        self.keepalive = await in_thread(self._keepalive)(membership.spectator)
         # What an idle tick owes: a spectator's lease, or a seat's presence where the match counts it
-        # (M2), or may once it starts; a seat against bots (M3) owes nothing and costs no thread.
-        self.ticks = (
-            membership.spectator
-            or membership.match.status == MatchStatus.WAITING
-            or (str(player.pk) in await in_thread(presence.tracked_players)(self.match_id))
+        # (M2), or may once it starts; a seat against bots (M3) owes nothing, costs no thread and wakes
+        # only as often as a proxy needs.
+        keeps_present = await in_thread(presence_counts)(membership.match, membership.seat, player.pk)
+        self.ticks = membership.spectator or keeps_present
+        self.keepalive = await in_thread(keepalive_seconds)(
+            self.match_id, keeps_present=keeps_present, spectator=membership.spectator
         )
 
     async def _opened(self) -> None:
@@ -308,11 +307,6 @@ class MatchSocket(AuthenticatedSocket):
             lease = watchers.Watch(self.match_id)
             lease.enter()
             self.leases.append(lease)
-
-    def _keepalive(self, spectator: bool) -> float:
-        """How often an idle socket wakes: within the presence timeout (M2) and a spectator's epoch."""
-        keepalive = min(settings.STREAM_KEEPALIVE_SECONDS, timings_of(self.match_id).presence_timeout / 2)
-        return min(keepalive, watchers.EPOCH_SECONDS / 2) if spectator else keepalive
 
     def _read(self) -> _Read:
         """The events after the last sent, redacted for the seat; the seat is seen (M2), a lease renewed."""

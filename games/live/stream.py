@@ -22,18 +22,42 @@ import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from uuid import UUID
 
+from django.conf import settings
+
 from games.matches.bodies import event_body
 from games.matches.models import Event, Match, MatchStatus
 from games.turns import presence
+from games.turns.tables import timings_of
 from tute_api.threads import in_thread
 
-from . import channels, shutdown
+from . import channels, shutdown, watchers
 from .slots import connection_slot
 from .waits import refresh_connection, release_connection
 from .watchers import Watch
 
 #: Events read per database query.
 BATCH = 200
+
+
+def presence_counts(match: Match, seat: int | None, player_id: object) -> bool:
+    """Whether the viewer's connection keeps a seat present (M2): a seated human of a match between
+    humans, or of one not started yet (its humans may still come). Against bots (M3) it never will:
+    who sits at a started match does not change."""
+    if seat is None:
+        return False
+    return match.status == MatchStatus.WAITING or str(player_id) in presence.tracked_players(match.id)
+
+
+def keepalive_seconds(match_id: UUID, *, keeps_present: bool, spectator: bool) -> float:
+    """How often an idle stream or socket wakes: every ``STREAM_KEEPALIVE_SECONDS`` (a proxy closes a
+    silent connection), within half the presence timeout where it keeps a seat present (M2), within half
+    a spectator's epoch (M5). A seat against bots wakes a third less often than one between humans."""
+    keepalive = float(settings.STREAM_KEEPALIVE_SECONDS)
+    if keeps_present:
+        keepalive = min(keepalive, timings_of(match_id).presence_timeout / 2)
+    if spectator:
+        keepalive = min(keepalive, watchers.EPOCH_SECONDS / 2)
+    return keepalive
 
 
 #: One read of a stream: its next messages as ``(id, text)``, whether to read again at once (a full
@@ -142,10 +166,12 @@ def event_stream(
     keepalive: float,
     watch: Watch | None = None,
     slot: connection_slot | None = None,
+    keeps_present: bool = True,
 ) -> Iterator[str]:
     """The ``text/event-stream`` of the match's events after ``after``, for one viewer; ``watch``: a
     spectator's lease (already entered), renewed while the stream lasts and given back when the
-    server closes the response; ``slot``: the player's (already taken), given back then too."""
+    server closes the response; ``slot``: the player's (already taken), given back then too;
+    ``keeps_present``: the stream keeps the seat present (:func:`presence_counts`)."""
     return sse_stream(
         channel=channels.match_channel(match_id),
         intro=_intro(match_id, after),
@@ -154,7 +180,7 @@ def event_stream(
         lifetime=lifetime,
         keepalive=keepalive,
         release=[c for c in (watch.leave if watch else None, slot.release if slot else None) if c],
-        tick=_ticker(match_id, seat, player_id, watch),
+        tick=_ticker(match_id, seat, player_id, watch, keeps_present),
     )
 
 
@@ -209,10 +235,12 @@ def _seen(match_id: UUID, seat: int | None, player_id: object, watch: Watch | No
         watch.renew()
 
 
-def _ticker(match_id: UUID, seat: int | None, player_id: object, watch: Watch | None) -> Callable[[], None] | None:
-    """What a keep-alive of the stream owes instead of a read: the viewer's sign of life; None for a creator
-    who only watches their own match, who owes none."""
-    if seat is None and watch is None:
+def _ticker(
+    match_id: UUID, seat: int | None, player_id: object, watch: Watch | None, keeps_present: bool
+) -> Callable[[], None] | None:
+    """What a keep-alive of the stream owes instead of a read: the viewer's sign of life; None for one who
+    owes none (a creator who only watches their own match, a seat whose presence does not count)."""
+    if (seat is None or not keeps_present) and watch is None:
         return None
 
     def tick() -> None:
@@ -243,6 +271,7 @@ def aevent_stream(
     keepalive: float,
     slot: connection_slot,
     watch: Watch | None = None,
+    keeps_present: bool = True,
 ) -> AsyncIterator[str]:
     """:func:`event_stream` under ASGI. ``slot`` (taken) and ``watch`` (entered) are given back when the
     stream ends or the client leaves."""
@@ -254,5 +283,5 @@ def aevent_stream(
         lifetime=lifetime,
         keepalive=keepalive,
         release=[slot.release, *([watch.leave] if watch is not None else [])],
-        tick=_ticker(match_id, seat, player_id, watch),
+        tick=_ticker(match_id, seat, player_id, watch, keeps_present),
     )

@@ -500,3 +500,29 @@ def test_a_spectators_socket_touches_no_presence(monkeypatch):
         assert touched == [host.player.pk], "the seated player's socket is"
 
     run(scenario)
+
+
+@override_settings(STREAM_KEEPALIVE_SECONDS=0.6, PRESENCE_TIMEOUT=0.4)
+def test_a_socket_wakes_within_the_presence_timeout_only_where_it_keeps_a_seat_present(monkeypatch):
+    """Between humans an idle socket keeps its seat connected (M2): it wakes within half the presence
+    timeout; against bots (M3) only as often as a proxy needs, and its wakes cost no thread."""
+    chosen: list[float] = []
+
+    def spy(*args: Any, **kwargs: Any) -> float:
+        chosen.append(keepalive_seconds(*args, **kwargs))
+        return chosen[-1]
+
+    keepalive_seconds = sockets.keepalive_seconds
+    monkeypatch.setattr(sockets, "keepalive_seconds", spy)
+    match_id, (host, _) = two_humans()
+    me = new_player()
+    against_bots = me.post("/api/v1/matches/", {"variant": "dos", "seats": [{"player": "me"}, {"bot": "level-1"}]})
+
+    async def scenario() -> None:
+        for match, token in ((match_id, host.token), (against_bots.json()["id"], me.token)):
+            socket = await open_socket(match, token)
+            await ready(socket)
+            await socket.disconnect()
+
+    run(scenario)
+    assert chosen == [pytest.approx(0.2), pytest.approx(0.6)]

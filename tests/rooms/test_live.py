@@ -164,3 +164,20 @@ def test_an_idle_stream_reads_the_log_once_and_its_keep_alives_read_nothing():
     reads = [q["sql"] for q in queries.captured_queries if 'FROM "games_event"' in q["sql"]]
     assert len(reads) <= 1, reads  # the first read (nothing after the seq: the bots wait for me)
     assert not [q for q in queries.captured_queries if "rooms_presence" in q["sql"]]  # M3: no presence
+
+
+@override_settings(STREAM_MAX_SECONDS=1.0, STREAM_KEEPALIVE_SECONDS=0.6, PRESENCE_TIMEOUT=0.4)
+def test_a_stream_wakes_within_the_presence_timeout_only_where_it_keeps_a_seat_present(waits: Waits):
+    """Between humans a seat's stream keeps it connected (M2), so it wakes within half the presence
+    timeout; against bots (M3) nothing counts its presence, and it wakes only for the keep-alive a proxy
+    needs: 5,000 idle connections woke a third more often than they had to (docs/performance.md)."""
+    table = human_table("dos", {}, seed=2)
+    assert read_stream(table.seats[0], table.url(f"/stream?after={table.view(0)['seq']}"))[0] == 200
+    between_humans = [timeout for timeout, _ in waits]
+    waits.clear()
+    me = new_player()
+    created = me.post("/api/v1/matches/", {"variant": "dos", "seats": [{"player": "me"}, {"bot": "level-1"}]}).json()
+    assert read_stream(me, f"/api/v1/matches/{created['id']}/stream?after={created['seq']}")[0] == 200
+    against_bots = [timeout for timeout, _ in waits]
+    assert between_humans[0] == pytest.approx(0.2)
+    assert against_bots[0] == pytest.approx(0.6)
