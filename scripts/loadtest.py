@@ -214,12 +214,25 @@ def greedy_process(port: int, waits: int, queue: Any, ready: Any) -> None:
 # -- the idle clients: one asyncio process, no thread per connection ------------------------------
 
 
+def match_over(
+    kind: str, *, status: int = 200, body: dict[str, Any] | None = None, close_code: int | None = None
+) -> bool:
+    """Whether an idle connection's match is over and every event was sent, so that holding it again would
+    only spin (a long poll of a match that is over is answered at once, a stream gets 204, a socket closes
+    with 1000): the holder lets go, which is no error."""
+    if kind == "stream":
+        return status == 204
+    if kind == "socket":
+        return close_code == 1000
+    return body is not None and body.get("status") in ("finished", "cancelled")
+
+
 def idle_clients_process(port: int, total: int, per_player: int, lifetime: float, queue: Any, ready: Any,
                          ramp: float = 0.0) -> None:  # fmt: skip
     import asyncio
 
     out: dict[str, Any] = {"connected": 0, "streams": 0, "polls": 0, "sockets": 0, "errors": 0, "error_samples": [],
-                           "fanouts": 0}  # fmt: skip
+                           "fanouts": 0, "ended": 0}  # fmt: skip
     fanouts: list[float] = []
     done = asyncio.Event()
 
@@ -334,8 +347,14 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                             elif message["type"] == "error":
                                 note(f"idle socket: {message.get('problem', {}).get('code')}")
                                 return
+                    if match_over("socket", close_code=socket.close_code):
+                        out["ended"] += 1
+                        return
                 elif kind == "stream":
                     async with client.stream("GET", f"{url}/stream?after={seq}", headers=auth) as answer:
+                        if match_over("stream", status=answer.status_code):
+                            out["ended"] += 1
+                            return
                         if answer.status_code != 200:
                             note(f"idle stream: {answer.status_code}")
                             return
@@ -356,9 +375,13 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                     if answer.status_code != 200:
                         note(f"idle long poll: {answer.status_code}")
                         return
-                    if answer.json()["seq"] > seq:
-                        seq = answer.json()["seq"]
+                    body = answer.json()
+                    if body["seq"] > seq:
+                        seq = body["seq"]
                         heard.set()
+                    if match_over("poll", body=body):
+                        out["ended"] += 1
+                        return
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001
@@ -793,7 +816,8 @@ def main() -> None:
         if args.idle:
             idle = figures["idle"]
             print(f"  idle: {idle.get('connected')} connected ({idle.get('streams')} streams, "
-                  f"{idle.get('polls')} long polls, {idle.get('sockets')} sockets), {idle.get('errors')} errors; "
+                  f"{idle.get('polls')} long polls, {idle.get('sockets')} sockets; {idle.get('ended')} let go as their "
+                  f"match ended), {idle.get('errors')} errors; "
                   f"fan-out to {args.idle_per_player} "
                   f"subscribers of a match: p50 {idle.get('fanout_ms', {}).get('p50')} ms, p99 "
                   f"{idle.get('fanout_ms', {}).get('p99')} ms ({idle.get('fanouts')} events); server memory "

@@ -197,3 +197,13 @@ def _answers(port: int) -> bool:
         return connection.getresponse().status == 200
     except OSError:
         return False
+
+
+def test_an_idle_connection_lets_go_once_its_match_is_over_rather_than_spin() -> None:
+    """A long poll of a match that is over is answered at once, a stream gets 204, a socket closes with
+    1000: holding them again would hammer the server, and counting them as errors would be wrong."""
+    over = _loadtest_module().match_over
+    assert over("stream", status=204) and not over("stream", status=200) and not over("stream", status=503)
+    assert over("socket", close_code=1000) and not over("socket", close_code=1006)
+    assert over("poll", body={"status": "finished"}) and over("poll", body={"status": "cancelled"})
+    assert not over("poll", body={"status": "active"})
