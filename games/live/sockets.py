@@ -275,11 +275,8 @@ class MatchSocket(AuthenticatedSocket):
         # What an idle tick owes: a spectator's lease, or a seat's presence where the match counts it
         # (M2), or may once it starts; a seat against bots (M3) owes nothing, costs no thread and wakes
         # only as often as a proxy needs.
-        keeps_present = await in_thread(presence_counts)(membership.match, membership.seat, player.pk)
+        keeps_present, self.keepalive = await in_thread(self._liveness)(membership.match, membership.seat, player.pk)
         self.ticks = membership.spectator or keeps_present
-        self.keepalive = await in_thread(keepalive_seconds)(
-            self.match_id, keeps_present=keeps_present, spectator=membership.spectator
-        )
 
     async def _opened(self) -> None:
         await self.send_json(
@@ -307,6 +304,11 @@ class MatchSocket(AuthenticatedSocket):
             lease = watchers.Watch(self.match_id)
             lease.enter()
             self.leases.append(lease)
+
+    def _liveness(self, match: Match, seat: int | None, player_id: object) -> tuple[bool, float]:
+        """Whether the socket keeps its seat present (M2), and how often it wakes when idle: one thread hop."""
+        keeps_present = presence_counts(match, seat, player_id)
+        return keeps_present, keepalive_seconds(self.match_id, keeps_present=keeps_present, spectator=self.spectator)
 
     def _read(self) -> _Read:
         """The events after the last sent, redacted for the seat; the seat is seen (M2), a lease renewed."""

@@ -166,7 +166,7 @@ def event_stream(
     keepalive: float,
     watch: Watch | None = None,
     slot: connection_slot | None = None,
-    keeps_present: bool = True,
+    keeps_present: bool,
 ) -> Iterator[str]:
     """The ``text/event-stream`` of the match's events after ``after``, for one viewer; ``watch``: a
     spectator's lease (already entered), renewed while the stream lasts and given back when the
@@ -271,7 +271,7 @@ def aevent_stream(
     keepalive: float,
     slot: connection_slot,
     watch: Watch | None = None,
-    keeps_present: bool = True,
+    keeps_present: bool,
 ) -> AsyncIterator[str]:
     """:func:`event_stream` under ASGI. ``slot`` (taken) and ``watch`` (entered) are given back when the
     stream ends or the client leaves."""
