@@ -1,6 +1,7 @@
 """tute_api/asgi.py: a request that does not wait is served by Django's WSGI handler in a thread of the
 process's pool (cheaper than Django's ASGI handler for the sync views: docs/performance.md), the
-answer sent before the response is closed; a request that may wait keeps the ASGI handler."""
+answer sent before the response is closed; a long poll too, which hands its wait to the event loop
+when it must wait; an event stream keeps the ASGI handler."""
 
 from __future__ import annotations
 
@@ -22,13 +23,16 @@ async def _call(
     body: bytes = b"",
     sent: list[dict[str, Any]] | None = None,
     token: str = "",
+    extra: list[tuple[bytes, bytes]] = [],  # noqa: B006 - never changed
+    leave: asyncio.Event | None = None,
 ) -> list[dict[str, Any]]:
+    """``app``'s ASGI messages for one request; ``leave``: set, the client goes (``http.disconnect``)."""
     scope = {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
         "path": path, "raw_path": path.encode(), "query_string": query, "root_path": "",
         "headers": [(b"host", b"testserver"), (b"content-type", b"application/json"),
                     (b"content-length", str(len(body)).encode()),
-                    *([(b"authorization", f"Bearer {token}".encode())] if token else [])],
+                    *([(b"authorization", f"Bearer {token}".encode())] if token else []), *extra],
         "client": ("127.0.0.1", 5000), "server": ("testserver", 80),
     }  # fmt: skip
     requests = [{"type": "http.request", "body": body, "more_body": False}]
@@ -37,6 +41,9 @@ async def _call(
     async def receive() -> dict[str, Any]:
         if requests:
             return requests.pop(0)
+        if leave is not None:
+            await leave.wait()
+            return {"type": "http.disconnect"}
         await asyncio.sleep(3600)  # no disconnect while the answer is written
         raise AssertionError
 
@@ -69,11 +76,14 @@ def test_a_request_that_does_not_wait_runs_on_the_wsgi_handler(handlers: list[st
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_request_that_may_wait_keeps_the_asgi_handler(handlers: list[str]) -> None:
+def test_a_long_poll_runs_on_the_wsgi_handler_and_a_stream_keeps_the_asgi_handler(handlers: list[str]) -> None:
     match = "/api/v1/matches/00000000-0000-0000-0000-000000000000"
     sent = asyncio.run(_call(asgi.application, "GET", match, query=b"after=0&wait=5"))
-    assert handlers == ["Handler"]
+    assert handlers == ["WSGIHandler"]
     assert sent[0]["status"] == 401  # no token: refused before any wait
+    handlers.clear()
+    sent = asyncio.run(_call(asgi.application, "GET", f"{match}/stream"))
+    assert handlers == ["Handler"] and sent[0]["status"] == 401
 
 
 class _Streamed:
@@ -220,7 +230,7 @@ def test_a_waiting_request_runs_djangos_middleware_hooks_without_a_thread_hop(mo
 
     monkeypatch.setattr(sync.SyncToAsync, "__init__", counted)
     match = "/api/v1/matches/00000000-0000-0000-0000-000000000000"
-    sent = asyncio.run(_call(asgi.application, "GET", match, query=b"after=0&wait=5"))
+    sent = asyncio.run(_call(asgi.application, "GET", f"{match}/stream"))
     assert sent[0]["status"] == 401
     headers = {name.lower(): value for name, value in sent[0]["headers"]}
     assert headers[b"x-frame-options"] == b"DENY" and headers[b"x-content-type-options"] == b"nosniff"  # still run

@@ -1,9 +1,10 @@
 """ASGI entry point: the service's server (uvicorn workers under gunicorn, ``gunicorn.conf.py``; ``make run``).
 
-The waiting HTTP endpoints (long polls, the event streams, ``/me/turns?wait=``) go through Django's ASGI
-handler, as coroutines that hold no thread while they wait (``games/live/deferred.py``); every other
-request is run by Django's WSGI handler in a thread of the process's pool, as gunicorn's threads would
-run it, which costs less CPU than the ASGI handler's way with sync views (docs/performance.md).
+Every HTTP request but the event streams is run by Django's WSGI handler in a thread of the process's
+pool, as gunicorn's threads would run it, which costs less CPU than the ASGI handler's way with sync
+views (docs/performance.md); a long poll (``wait=``) that must wait hands its wait back to the event
+loop, which awaits the news holding no thread (:class:`_LongPoll`). The event streams go through
+Django's ASGI handler, as coroutines that hold no thread while they stream (``games/live/deferred.py``).
 Channels' ``ProtocolTypeRouter`` routes by protocol: ``"websocket"`` goes to the sockets of Django
 Channels: a match's (``games/live/sockets.py``) and a player's own channel (``games/lobby/sockets.py``).
 The ``lifespan`` app chains the clean shutdown (``games/live/shutdown.py``) to the server's signals.
@@ -19,6 +20,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tute_api.settings")
 get_asgi_application()  # first: it sets Django up before anything imports models
 
 import asyncio  # noqa: E402
+import contextlib  # noqa: E402
 import re  # noqa: E402
 import threading  # noqa: E402
 from tempfile import SpooledTemporaryFile  # noqa: E402
@@ -29,15 +31,17 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.core.handlers.asgi import ASGIHandler  # noqa: E402
 from django.core.handlers.wsgi import WSGIHandler  # noqa: E402
+from django.http import HttpResponseBase  # noqa: E402
+from django.utils.cache import patch_vary_headers  # noqa: E402
 
+from games.live import channels, deferred, shutdown, waits  # noqa: E402
 from games.live import routing as live_routing  # noqa: E402
-from games.live import shutdown  # noqa: E402
 from games.lobby import routing as lobby_routing  # noqa: E402
 from tute_api import stock_middleware  # noqa: E402
 from tute_api.threads import in_pool  # noqa: E402
 
-#: The requests that may wait: a stream, or a long poll (``wait=`` in the query), under ``/api/`` (the admin's
-#: pages, which use sessions, never wait: tute_api/stock_middleware.py).
+#: A long poll: ``wait=`` in the query of a request under ``/api/`` (the admin's pages, which use sessions,
+#: never wait: tute_api/stock_middleware.py).
 WAITING = re.compile(rb"(^|&)wait=[1-9]")
 
 
@@ -75,11 +79,19 @@ class _Request(WsgiToAsgiInstance):
             try:
                 await asyncio.wait([run, answer], return_when=asyncio.FIRST_COMPLETED)
                 if self.handed_over:  # (set in the thread before the answer is handed over, or run is done)
-                    for message in await answer:
+                    for message in await self.messages(await answer, receive):
                         await send(message)
             finally:
                 self.sent.set()  # sent, or never to be: the thread closes the response
                 await run  # closed: its steps after the response have run
+
+    async def messages(self, handed: Any, receive: Any) -> list[dict[str, Any]]:
+        """What to send for what the thread handed over (here, the messages themselves)."""
+        return handed  # type: ignore[no-any-return]
+
+    def must_wait(self, response: Any) -> bool:
+        """Whether the thread hands ``response`` over as it is, for the loop to wait (here, never)."""
+        return False
 
     def start_response(self, status: str, response_headers: list[tuple[str, str]], exc_info: Any = None) -> None:
         # Django's WSGI handler writes a cookie as " name=value…" (a WSGI server strips it); ASGI's
@@ -89,7 +101,10 @@ class _Request(WsgiToAsgiInstance):
     def _run(self, body: Any) -> None:
         response = self.wsgi_application(self.build_environ(self.scope, body), self.start_response)
         try:
-            if getattr(response, "streaming", False):
+            if self.must_wait(response):
+                self.handed_over = True
+                self.hand_over(response)  # and closed at once: its steps after the response run now
+            elif getattr(response, "streaming", False):
                 self.sync_send(self.response_start)
                 for chunk in response:
                     if chunk:
@@ -107,21 +122,90 @@ class _Request(WsgiToAsgiInstance):
             response.close()
 
 
+class _LongPoll(_Request):
+    """A long poll (``wait=``): run as any request on Django's WSGI handler in a thread, its view told
+    that it may defer its wait (:func:`games.live.waits.deferred`). Most are answered at once (the
+    match already moved past ``after``: the bots played inside the action before), at the cost of any
+    request. One that must wait gives back a :class:`~games.live.waits.WaitingResponse`, which this
+    coroutine awaits on the live-update channel holding no thread and no database connection
+    (subscribed before the thread runs, when the URL names the channel), then answers with the view's
+    answer after the wait and the headers the middleware gave the request (CORS, security, frame
+    options). A client that leaves during the wait ends it at once, its slot given back.
+    Django's ASGI handler ran these at about three times a plain request's cost in the event loop
+    (its middleware chain, a request object, URL resolution: docs/performance.md)."""
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        self.channel = deferred.channel_of_path(scope["path"])
+        subscribing = channels.asubscribe(self.channel) if self.channel else contextlib.nullcontext()
+        async with subscribing as self.subscription:
+            await super().__call__(scope, receive, send)
+
+    def must_wait(self, response: Any) -> bool:
+        return isinstance(response, waits.WaitingResponse)
+
+    def _run(self, body: Any) -> None:
+        with waits.deferred():
+            super()._run(body)
+
+    async def messages(self, handed: Any, receive: Any) -> list[dict[str, Any]]:
+        if not isinstance(handed, waits.WaitingResponse):
+            return await super().messages(handed, receive)
+        waiting = asyncio.ensure_future(deferred.answer_after_wait(handed, self.subscription, self.channel))
+        gone = asyncio.ensure_future(_disconnect(receive))
+        try:
+            await asyncio.wait([waiting, gone], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (waiting, gone):
+                task.cancel()
+            await asyncio.wait([waiting, gone])  # a read in a thread finishes first; the slot is given back
+        if waiting.cancelled():
+            return []  # the client left: nobody to answer
+        return _answer_messages(waiting.result(), handed)
+
+
+async def _disconnect(receive: Any) -> None:
+    """Returns once the client has gone (after its whole request was read, ``receive`` waits for that)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+def _answer_messages(answer: Any, waiting: HttpResponseBase) -> list[dict[str, Any]]:
+    """The ASGI messages of the answer after a wait, with the headers the middleware gave the request
+    on its way out (on ``waiting``) that the answer has not set itself."""
+    if callable(getattr(answer, "render", None)) and not answer.is_rendered:
+        answer.render()  # a DRF response, finalized by its view in the thread
+    for name, value in waiting.items():
+        if name.lower() == "vary":
+            patch_vary_headers(answer, [field.strip() for field in value.split(",")])
+        elif name.lower() not in ("content-type", "content-length") and not answer.has_header(name):
+            answer[name] = value
+    answer["Content-Length"] = str(len(answer.content))
+    headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.items()]
+    cookies = answer.cookies.values()
+    headers += [(b"set-cookie", cookie.output(header="").strip().encode("latin-1")) for cookie in cookies]
+    return [
+        {"type": "http.response.start", "status": answer.status_code, "headers": headers},
+        {"type": "http.response.body", "body": answer.content},
+    ]
+
+
 class Handler(ASGIHandler):
-    """Django's ASGI handler, but a request that may wait gets no thread of its own.
+    """Django's ASGI handler for the event streams, which get no thread of its own; the other requests
+    go to Django's WSGI handler (:class:`_Request`, :class:`_LongPoll`).
 
     Django runs each request in a ``ThreadSensitiveContext``: every sync step of the request (a signal's
     receivers, a sync view) then runs in a thread kept for that request until it ends, so that a wait
-    of 25 s would keep an idle thread for 25 s (measured: 60 waits, 61 threads). A waiting request runs
-    without it: its few sync steps go to the process's thread for them, and its reads to the pool of
-    :func:`tute_api.threads.in_thread`. The other requests go to Django's WSGI handler (:class:`_Request`).
+    of 25 s would keep an idle thread for 25 s (measured: 60 waits, 61 threads). A stream runs without
+    it: its few sync steps go to the process's thread for them, and its reads to the pool of
+    :func:`tute_api.threads.in_thread`.
     """
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["path"].startswith("/api/") and (
-            scope["path"].endswith("/stream") or WAITING.search(scope.get("query_string", b""))
-        ):
+        api = scope["type"] == "http" and scope["path"].startswith("/api/")
+        if api and scope["path"].endswith("/stream"):
             await self.handle(scope, receive, send)
+        elif api and WAITING.search(scope.get("query_string", b"")):
+            await _LongPoll(_wsgi)(scope, receive, send)
         elif scope["type"] == "http":
             await _Request(_wsgi)(scope, receive, send)
         else:

@@ -14,11 +14,13 @@ there sleeps in its thread on the subscription.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponseBase
+from django.urls import Resolver404, resolve
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
@@ -66,20 +68,41 @@ class DeferrableApi(APIView):
         async def view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
             channel = cls.channel_of(kwargs)
             async with channels.asubscribe(channel) if channel else contextlib.nullcontext() as subscription:
-                token = waits._deferring.set(True)
-                try:
+                with waits.deferred():
                     response: HttpResponseBase = await in_thread(drf_view)(request, *args, **kwargs)
-                finally:
-                    waits._deferring.reset(token)
                 if isinstance(response, waits.WaitingResponse):
-                    if subscription is not None and response.channel == channel:
-                        return await _awaited(response, subscription, ready=False)
-                    return await await_news(response)
+                    return await answer_after_wait(response, subscription, channel)
                 return response
 
         view.csrf_exempt = True  # type: ignore[attr-defined]
         drf_view.async_view = view  # type: ignore[attr-defined]
         return drf_view
+
+
+@functools.lru_cache(maxsize=4096)
+def channel_of_path(path: str) -> str | None:
+    """The channel a long poll of ``path`` waits on when its URL tells it (:meth:`DeferrableApi.channel_of`),
+    for a caller that subscribes before the view runs; None for any other path. (Cached: a client's
+    long polls repeat one path.)"""
+    try:
+        found = resolve(path)
+    except Resolver404:
+        return None
+    view_class = getattr(found.func, "cls", None)
+    if isinstance(view_class, type) and issubclass(view_class, DeferrableApi):
+        return view_class.channel_of(found.kwargs)
+    return None
+
+
+async def answer_after_wait(
+    waiting: waits.WaitingResponse, subscription: channels.AsyncSubscription | None, channel: str | None
+) -> HttpResponseBase:
+    """The answer of a view that had to wait: awaited on ``subscription`` when it was made, on
+    ``channel``, before the view's first read (no news can have fallen between them), else on a
+    subscription of its own, which reads once first."""
+    if subscription is not None and waiting.channel == channel:
+        return await _awaited(waiting, subscription, ready=False)
+    return await await_news(waiting)
 
 
 async def await_news(waiting: waits.WaitingResponse) -> HttpResponseBase:

@@ -16,8 +16,9 @@ beyond the cap) and a spectator's holds a lease among the match's watchers (:mod
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import TypeVar
 from uuid import UUID
@@ -40,6 +41,16 @@ _deferring: ContextVar[bool] = ContextVar("live_waits_deferring", default=False)
 def deferring() -> bool:
     """The view runs for an ASGI coroutine, which does the waiting: return a :class:`WaitingResponse`."""
     return _deferring.get()
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Within: a view that must wait returns a :class:`WaitingResponse` for the caller to await."""
+    token = _deferring.set(True)
+    try:
+        yield
+    finally:
+        _deferring.reset(token)
 
 
 class WaitingResponse(HttpResponse):

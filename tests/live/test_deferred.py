@@ -62,14 +62,11 @@ def test_a_wake_reads_the_match_once_whether_it_answers_or_waits_on() -> None:
     url = f"/api/v1/matches/{table.match_id}"
     view = table.seats[0].get(url).json()
     mover, other = table.seats[view["hand"]["turn"]], table.seats[1 - view["hand"]["turn"]]
-    token = waits._deferring.set(True)
-    try:
+    with waits.deferred():
         waiting = waits.match_long_poll(
             match_id=UUID(table.match_id), player=other.player, after=view["seq"], wait=10,
             answer=lambda membership: HttpResponse(str(membership.match.seq)),
         )  # fmt: skip
-    finally:
-        waits._deferring.reset(token)
     assert isinstance(waiting, waits.WaitingResponse)
     try:
         with CaptureQueriesContext(connection) as queries:
@@ -84,3 +81,57 @@ def test_a_wake_reads_the_match_once_whether_it_answers_or_waits_on() -> None:
     finally:
         for release in waiting.release:
             release()
+
+
+def _headers(message: dict[str, Any]) -> dict[bytes, bytes]:
+    return {name.lower(): value for name, value in message["headers"]}
+
+
+def test_the_answer_after_a_wait_carries_the_headers_of_an_answer_given_at_once() -> None:
+    """The wait ends in the event loop, after the middleware has run on the request's way out: its
+    headers (CORS, security, frame options, Vary) are the answer's, as an answer given at once has them."""
+    table = human_table("dos", {"games_to_win": 1})
+    url = f"/api/v1/matches/{table.match_id}"
+    view = table.seats[0].get(url).json()
+    mover, other = table.seats[view["hand"]["turn"]], table.seats[1 - view["hand"]["turn"]]
+    origin = (b"origin", b"https://app.example")
+
+    async def scenario() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        query = f"after={view['seq']}&wait=10".encode()
+        poll = asyncio.create_task(_call(application, "GET", url, query=query, token=other.token, extra=[origin]))
+        await asyncio.sleep(1)
+        assert not poll.done(), "the poll answered before the move"
+        mine = (await sync_to_async(mover.get)(url)).json()
+        assert (await sync_to_async(mover.post)(f"{url}/actions", mine["legal_actions"][0])).status_code == 200
+        waited = await asyncio.wait_for(poll, 10)
+        at_once = await _call(application, "GET", url, query=query, token=other.token, extra=[origin])
+        return waited, at_once
+
+    waited, at_once = asyncio.run(scenario())
+    assert waited[0]["status"] == at_once[0]["status"] == 200
+    assert waited[1]["body"] == at_once[1]["body"]  # the same match, seen after the move
+    assert _headers(waited[0]) == _headers(at_once[0])
+    assert _headers(waited[0])[b"content-length"] == str(len(waited[1]["body"])).encode()
+    assert _headers(waited[0])[b"x-frame-options"] == b"DENY"
+
+
+def test_a_client_that_leaves_during_the_wait_gives_its_slot_back_at_once() -> None:
+    from games.live import slots
+
+    table = human_table("dos", {"games_to_win": 1})
+    url = f"/api/v1/matches/{table.match_id}"
+    view = table.seats[0].get(url).json()
+    other = table.seats[1 - view["hand"]["turn"]]
+
+    async def scenario() -> list[dict[str, Any]]:
+        leave = asyncio.Event()
+        query = f"after={view['seq']}&wait=30".encode()
+        poll = asyncio.create_task(_call(application, "GET", url, query=query, token=other.token, leave=leave))
+        await asyncio.sleep(1)
+        assert slots.open_connections(other.player.pk) == 1 and not poll.done()
+        leave.set()
+        sent = await asyncio.wait_for(poll, 5)  # not the 30 s of its wait
+        assert slots.open_connections(other.player.pk) == 0
+        return sent
+
+    assert asyncio.run(scenario()) == []  # nobody to answer
