@@ -72,6 +72,9 @@ class AsyncSubscription:
         self.loop = asyncio.get_running_loop()
         self.news = asyncio.Event()
         self.lost = lost  # set while the channel's Redis is away: wake up to read the database
+        #: Nothing heard since the subscription, and no news can have been missed (Redis away at a wait:
+        #: not silent; lost during a wait, every waiter is woken).
+        self.silent = True
 
     def notify(self) -> None:
         with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
@@ -87,6 +90,7 @@ class AsyncSubscription:
         except TimeoutError:
             got = fallback and timeout > FALLBACK_POLL_SECONDS
         self.news.clear()
+        self.silent = self.silent and not got and not fallback
         return got
 
 

@@ -43,7 +43,7 @@ class DeferrableApi(APIView):
         self, request: Request, response: HttpResponseBase, *args: Any, **kwargs: Any
     ) -> HttpResponseBase:
         if isinstance(response, waits.WaitingResponse):
-            answer, answer_if_ready = response.answer, response.answer_if_ready
+            answer, answer_if_ready, unchanged = response.answer, response.answer_if_ready, response.answer_unchanged
 
             def finish(done: Callable[[], HttpResponseBase | None]) -> HttpResponseBase | None:
                 try:
@@ -56,6 +56,7 @@ class DeferrableApi(APIView):
 
             response.answer = lambda: finish(answer)  # type: ignore[assignment,return-value]
             response.answer_if_ready = lambda: finish(answer_if_ready)
+            response.answer_unchanged = lambda: finish(unchanged)  # type: ignore[assignment,return-value]
             return response
         return super().finalize_response(request, response, *args, **kwargs)
 
@@ -125,6 +126,8 @@ async def _awaited(
             woken = await subscription.wait(left) and not shutdown.draining()
             if woken and (answer := await in_thread(waiting.answer_if_ready)()) is not None:
                 return answer
+        if ready is False and subscription.silent:  # nothing published since before the view's read
+            return await in_thread(waiting.answer_unchanged)()
         return await in_thread(waiting.answer)()
     finally:
         for release in waiting.release:

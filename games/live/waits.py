@@ -56,7 +56,9 @@ def deferred() -> Iterator[None]:
 class WaitingResponse(HttpResponse):
     """Not an answer yet: what the ASGI coroutine awaits (``channel``, at most ``timeout`` seconds).
     At each wake ``answer_if_ready()`` reads once and answers if the news it waits for came (else None);
-    when the time is up, ``answer()``; ``release`` runs once it is done."""
+    when the time is up, ``answer()``, or ``answer_unchanged()`` when given and nothing was published
+    on the channel since a subscription made before the view's first read (no read: what it read is
+    still so); ``release`` runs once it is done."""
 
     def __init__(
         self,
@@ -66,10 +68,12 @@ class WaitingResponse(HttpResponse):
         answer_if_ready: Callable[[], HttpResponseBase | None],
         answer: Callable[[], HttpResponseBase],
         release: list[Callable[[], None]],
+        answer_unchanged: Callable[[], HttpResponseBase] | None = None,
     ) -> None:
         super().__init__(status=204)
         self.channel, self.timeout, self.release = channel, timeout, release
         self.answer_if_ready, self.answer = answer_if_ready, answer
+        self.answer_unchanged = answer_unchanged or answer
 
 
 def refresh_connection() -> None:
@@ -128,6 +132,9 @@ def match_long_poll(
             timeout=timeout,
             answer_if_ready=lambda: fresh(moved_only=True),
             answer=fresh,
+            # Every change of a match publishes on its channel (games/matches/news.py): with none since
+            # the first read, the match is as read then.
+            answer_unchanged=lambda: answer(membership),
             release=release,
         )
     with channels.subscribe(channels.match_channel(match_id)) as subscription:

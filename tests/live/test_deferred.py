@@ -4,6 +4,7 @@ the view's first read, so that a wait woken by news reads the match once, to lea
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 from uuid import UUID
 
@@ -48,6 +49,7 @@ def test_a_match_long_poll_woken_by_a_move_answers_with_one_read_of_the_match(
         mine = (await sync_to_async(mover.get)(url)).json()
         act = await sync_to_async(mover.post)(f"{url}/actions", mine["legal_actions"][0])
         assert act.status_code == 200
+        await sync_to_async(lambda: connection.close())()  # the movers' thread's (the test client keeps it open)
         return await asyncio.wait_for(poll, 10)
 
     sent = asyncio.run(scenario())
@@ -103,6 +105,7 @@ def test_the_answer_after_a_wait_carries_the_headers_of_an_answer_given_at_once(
         assert not poll.done(), "the poll answered before the move"
         mine = (await sync_to_async(mover.get)(url)).json()
         assert (await sync_to_async(mover.post)(f"{url}/actions", mine["legal_actions"][0])).status_code == 200
+        await sync_to_async(lambda: connection.close())()  # the mover's thread's (the test client keeps it open)
         waited = await asyncio.wait_for(poll, 10)
         at_once = await _call(application, "GET", url, query=query, token=other.token, extra=[origin])
         return waited, at_once
@@ -135,3 +138,63 @@ def test_a_client_that_leaves_during_the_wait_gives_its_slot_back_at_once() -> N
         return sent
 
     assert asyncio.run(scenario()) == []  # nobody to answer
+
+
+def _counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    reads: list[Any] = []
+
+    class CountedMatch:  # the long poll's reads after its first
+        class objects:
+            @staticmethod
+            def fetch(match_id: Any, **kwargs: Any) -> Match | None:
+                reads.append(match_id)
+                return Match.objects.fetch(match_id, **kwargs)
+
+    monkeypatch.setattr(waits, "Match", CountedMatch)
+    return reads
+
+
+@pytest.mark.parametrize("published", [False, True])
+def test_a_long_poll_that_times_out_reads_the_match_again_only_if_its_channel_had_news(
+    monkeypatch: pytest.MonkeyPatch, published: bool
+) -> None:
+    """Every change of a match publishes on its channel, and the poll subscribed before its first read:
+    with nothing published, the match is as that read found it, and the answer needs no second read."""
+    from games.live import channels
+
+    table = human_table("dos", {"games_to_win": 1})
+    url = f"/api/v1/matches/{table.match_id}"
+    view = table.seats[0].get(url).json()
+    reads = _counted_reads(monkeypatch)
+
+    async def scenario() -> list[dict[str, Any]]:
+        poll = asyncio.create_task(_call(application, "GET", url, query=f"after={view['seq']}&wait=2".encode(),
+                                         token=table.seats[0].token))  # fmt: skip
+        await asyncio.sleep(1)
+        if published:  # news that does not move the match past `after` (a seat joined, say)
+            channels.broker().publish(channels.match_channel(table.match_id))
+        return await asyncio.wait_for(poll, 10)
+
+    sent = asyncio.run(scenario())
+    assert sent[0]["status"] == 200
+    assert json.loads(sent[1]["body"]) == table.seats[0].get(url).json()  # as the match is
+    assert reads == ([UUID(table.match_id)] * 2 if published else [])  # the wake's read, the answer's
+
+
+def test_a_subscription_is_silent_until_it_hears_news_or_could_have_missed_some() -> None:
+    import threading
+
+    from games.live import channels
+
+    async def scenario() -> None:
+        lost = threading.Event()
+        quiet = channels.AsyncSubscription(lost)
+        assert await quiet.wait(0.01) is False and quiet.silent
+        lost.set()  # Redis away at a wait: news may be missed
+        await quiet.wait(0.01)
+        assert not quiet.silent
+        told = channels.AsyncSubscription()
+        told.notify()
+        assert await told.wait(1) is True and not told.silent
+
+    asyncio.run(scenario())
