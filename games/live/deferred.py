@@ -1,19 +1,18 @@
-"""The waiting views as coroutines under ASGI: a long poll, an event stream or a turns poll holds no
-thread while it waits.
+"""The waiting views under ASGI: a long poll, an event stream or a turns poll holds no thread while it
+waits.
 
-:meth:`DeferrableApi.as_async_view` gives a DRF view a coroutine twin. For a request that may wait,
-``tute_api.asgi.Handler`` calls the coroutine: it runs the DRF view
-(authentication, rate limits, validation, the first read) in a thread with :func:`.waits.deferring`
-on; a view that must wait answers with a :class:`~.waits.WaitingResponse`, which the coroutine awaits
-on the live-update channel (:func:`.channels.asubscribe`) with the thread and the database connection
-given back, then finishes in a thread again (a short read, the DRF response). Every other request
-(one that does not wait; any under WSGI, as the test client's) runs the DRF view itself: a long poll
-there sleeps in its thread on the subscription.
+The DRF view runs (authentication, rate limits, validation, the first read) in a thread with
+:func:`.waits.deferred` on; a long poll that must wait answers with a :class:`~.waits.WaitingResponse`,
+which a coroutine awaits on the live-update channel (:func:`.channels.asubscribe`) with the thread and
+the database connection given back (:func:`answer_after_wait`), then finishes in a thread again (a
+short read, the DRF response). ``tute_api.asgi`` runs a long poll so (``_LongPoll``, subscribed before
+the view's first read, :func:`channel_of_path`), and an event stream through the coroutine of
+:meth:`DeferrableApi.as_async_view`, whose stream is an async iterator. Under WSGI (the test client's)
+the DRF view runs alone: a long poll there sleeps in its thread on the subscription.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import time
 from collections.abc import Callable
@@ -30,13 +29,13 @@ from . import channels, shutdown, waits
 
 
 class DeferrableApi(APIView):
-    """A DRF view whose long polls are awaited by the coroutine of :meth:`as_async_view`."""
+    """A DRF view whose long polls wait in the event loop (:func:`answer_after_wait`)."""
 
     @classmethod
     def channel_of(cls, kwargs: dict[str, Any]) -> str | None:
-        """The channel a long poll of this view waits on, when the URL tells it: the coroutine then
+        """The channel a long poll of this view waits on, when the URL tells it: ``tute_api.asgi`` then
         subscribes before the view's first read, so that no news can fall between them and the wait
-        needs no second read to learn whether it came."""
+        needs no second read to learn whether it came, nor one to answer if none came."""
         return None
 
     def finalize_response(
@@ -62,18 +61,16 @@ class DeferrableApi(APIView):
 
     @classmethod
     def as_async_view(cls, **initkwargs: Any) -> Callable[..., Any]:
-        """The DRF view, for the requests that do not wait and for WSGI, with its coroutine for the
-        requests that may wait (``async_view``, which ``tute_api.asgi.Handler`` calls instead)."""
+        """The DRF view, for WSGI and ``tute_api.asgi``'s threads, with its coroutine (``async_view``, which
+        ``tute_api.asgi.Handler`` calls instead for an event stream)."""
         drf_view = cls.as_view(**initkwargs)
 
         async def view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-            channel = cls.channel_of(kwargs)
-            async with channels.asubscribe(channel) if channel else contextlib.nullcontext() as subscription:
-                with waits.deferred():
-                    response: HttpResponseBase = await in_thread(drf_view)(request, *args, **kwargs)
-                if isinstance(response, waits.WaitingResponse):
-                    return await answer_after_wait(response, subscription, channel)
-                return response
+            with waits.deferred():
+                response: HttpResponseBase = await in_thread(drf_view)(request, *args, **kwargs)
+            if isinstance(response, waits.WaitingResponse):  # a long poll that tute_api.asgi did not send here
+                return await await_news(response)
+            return response
 
         view.csrf_exempt = True  # type: ignore[attr-defined]
         drf_view.async_view = view  # type: ignore[attr-defined]
