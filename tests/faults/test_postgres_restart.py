@@ -66,8 +66,14 @@ def test_the_worker_heals_and_requests_fail_fast_while_postgresql_restarts(stack
     own_postgres.start()
     back = time.monotonic()
 
-    # The first action after the return (its 503 twin during the outage changed nothing).
-    answer = ana.act(match_id, ana.wait_for_turn(match_id, 30))
+    # The first action after the return (its 503 twin during the outage changed nothing). Of the two
+    # web processes, one whose pool has not reconnected yet (it tries every second) may still answer
+    # 503: a client told to retry does, and the 503s after the return are counted below.
+    view = ana.wait_for_turn(match_id, 30)
+    answer = ana.act(match_id, view)
+    while answer.status == 503 and time.monotonic() - back < RECOVERY_BOUND:
+        time.sleep(0.2)
+        answer = ana.act(match_id, view)
     assert answer.status == 200, answer
     view = ana.wait_for_turn(match_id, RECOVERY_BOUND)  # the worker played the bot's turn
     recovered = time.monotonic() - back

@@ -23,16 +23,10 @@ from tute_api.asgi import application
 pytestmark = pytest.mark.django_db(transaction=True)  # the views read and commit as a server does
 
 
-def test_a_match_long_poll_woken_by_a_move_answers_with_one_read_of_the_match(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    table = human_table("dos", {"games_to_win": 1})
-    url = f"/api/v1/matches/{table.match_id}"
-    view = table.seats[0].get(url).json()
-    mover, other = table.seats[view["hand"]["turn"]], table.seats[1 - view["hand"]["turn"]]
+def _counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     reads: list[Any] = []
 
-    class CountedMatch:  # the long poll's own reads after its first (the movers' go through Match)
+    class CountedMatch:  # the long poll's reads after its first
         class objects:
             @staticmethod
             def fetch(match_id: Any, **kwargs: Any) -> Match | None:
@@ -40,6 +34,17 @@ def test_a_match_long_poll_woken_by_a_move_answers_with_one_read_of_the_match(
                 return Match.objects.fetch(match_id, **kwargs)
 
     monkeypatch.setattr(waits, "Match", CountedMatch)
+    return reads
+
+
+def test_a_match_long_poll_woken_by_a_move_answers_with_one_read_of_the_match(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    table = human_table("dos", {"games_to_win": 1})
+    url = f"/api/v1/matches/{table.match_id}"
+    view = table.seats[0].get(url).json()
+    mover, other = table.seats[view["hand"]["turn"]], table.seats[1 - view["hand"]["turn"]]
+    reads = _counted_reads(monkeypatch)  # the long poll's own (the movers' go through Match)
 
     async def scenario() -> list[dict[str, Any]]:
         query = f"after={view['seq']}&wait=10".encode()
@@ -138,20 +143,6 @@ def test_a_client_that_leaves_during_the_wait_gives_its_slot_back_at_once() -> N
         return sent
 
     assert asyncio.run(scenario()) == []  # nobody to answer
-
-
-def _counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    reads: list[Any] = []
-
-    class CountedMatch:  # the long poll's reads after its first
-        class objects:
-            @staticmethod
-            def fetch(match_id: Any, **kwargs: Any) -> Match | None:
-                reads.append(match_id)
-                return Match.objects.fetch(match_id, **kwargs)
-
-    monkeypatch.setattr(waits, "Match", CountedMatch)
-    return reads
 
 
 @pytest.mark.parametrize("published", [False, True])
