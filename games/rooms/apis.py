@@ -99,8 +99,9 @@ class RoomJoinOpenApi(APIView):
     @extend_schema(
         operation_id="rooms_join_open",
         summary="Join an open room, without its code",
-        description="A room created `open` (listed in `GET /tables/open`); any other room is 404, as a wrong "
-        "invite code is. Joining again changes nothing.",
+        description="A room created `open` (listed in `GET /tables/open`); any other room is 404 to anyone "
+        "but its members, as a wrong invite code is. Joining again changes nothing (a member of a private room "
+        "too).",
         request=None,
         parameters=[ROOM_ID],
         responses={200: RoomSerializer, **problems(401, 404, 429, s404="`room_not_found`.")},

@@ -12,7 +12,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from games import engine
@@ -62,9 +62,12 @@ def room_join(*, player: Player, code: str) -> Room:
 
 @transaction.atomic
 def room_join_open(*, player: Player, room_id: UUID) -> Room:
-    """Join an open room without its code (joining again changes nothing); a room that is not open is
-    404 ``room_not_found``, as a wrong code is: it tells a stranger nothing."""
-    return _join(player, Room.objects.filter(pk=room_id, open=True), "No open room has this id.")
+    """Join an open room without its code (joining again changes nothing, a private room's member's
+    too); a room that is not open is 404 ``room_not_found`` to anyone else, as a wrong code is: it tells
+    a stranger nothing."""
+    mine = RoomMember.objects.filter(player=player).values("room")
+    found = Room.objects.filter(Q(open=True) | Q(pk__in=mine), pk=room_id)
+    return _join(player, found, "No open room has this id.")
 
 
 def _join(player: Player, found: QuerySet[Room], missing: str) -> Room:

@@ -53,6 +53,8 @@ def test_an_open_room_is_listed_in_its_lobby_and_anyone_joins_it_without_the_cod
     refused = bea.post(f"/api/v1/rooms/{closed['id']}/join")
     assert refused.status_code == 404 and refused.json()["code"] == "room_not_found"
     assert len(host.get(f"/api/v1/rooms/{closed['id']}").json()["members"]) == 1
+    assert host.post(f"/api/v1/rooms/{closed['id']}/join").status_code == 200  # its member's: nothing changes
+    assert len(host.get(f"/api/v1/rooms/{closed['id']}").json()["members"]) == 1
     assert bea.post(f"/api/v1/rooms/{room['id']}/join").status_code == 200
     assert cid.get("/api/v1/tables/open").json() == []  # full: three members for three seats
     assert bea.post(f"/api/v1/rooms/{room['id']}/leave").status_code == 200  # room for one more
