@@ -180,7 +180,7 @@ def _answer_messages(answer: Any, waiting: HttpResponseBase) -> list[dict[str, A
         elif name.lower() not in ("content-type", "content-length") and not answer.has_header(name):
             answer[name] = value
     answer["Content-Length"] = str(len(answer.content))
-    headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.items()]
+    headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in answer.items()]
     cookies = answer.cookies.values()
     headers += [(b"set-cookie", cookie.output(header="").strip().encode("latin-1")) for cookie in cookies]
     return [
