@@ -1,10 +1,19 @@
-"""``tute_api.rows.fetch_one``: the same instance as the ORM's, on whichever database the tests use."""
+"""``tute_api.rows``: the same instances as the ORM's, and rows written as it writes them, with no query
+compiled, on whichever database the tests use."""
 
 from __future__ import annotations
 
-import pytest
+import uuid
+from typing import NoReturn
 
-from games.matches.models import Match
+import pytest
+from django.db import DatabaseError
+from django.db.models.sql.compiler import SQLInsertCompiler, SQLUpdateCompiler
+from django.utils import timezone
+
+from games.lobby.models import Notice, NoticeKind
+from games.lobby.services import notices_add
+from games.matches.models import Event, Match
 from players.models import Player
 from tests.games.helpers import new_player
 
@@ -28,3 +37,46 @@ def test_a_match_and_a_player_read_by_plain_sql_equal_the_orms():
     assert by_token is not None and _fields(by_token, Player) == _fields(player, Player)
     assert Match.objects.fetch("00000000-0000-0000-0000-000000000000") is None
     assert Player.objects.by_token_digest("no such digest") is None
+
+
+def _compiling_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any write the ORM compiles from here on fails the test."""
+
+    def compiled(self: object, *args: object, **kwargs: object) -> NoReturn:
+        raise AssertionError(f"a query was compiled by {type(self).__name__}")
+
+    for compiler in (SQLInsertCompiler, SQLUpdateCompiler):
+        monkeypatch.setattr(compiler, "as_sql", compiled)
+
+
+def test_rows_written_by_plain_sql_read_back_as_the_orms(monkeypatch: pytest.MonkeyPatch) -> None:
+    me = new_player()
+    created = me.post("/api/v1/matches/", {"variant": "dos", "seed": 3, "seats": [{"player": "me"}, {"open": True}]})
+    match = Match.objects.fetch(created.json()["id"])
+    assert match is not None
+    now = timezone.now()
+    by_orm = Notice(
+        player_id=me.player.pk, kind=NoticeKind.YOUR_TURN, match_id=match.pk, data={"seq": 1}, created_at=now
+    )
+    Notice.objects.bulk_create([by_orm])
+    _compiling_fails(monkeypatch)
+    mine = [Notice(player_id=me.player.pk, kind=NoticeKind.YOUR_TURN, data={"seq": n}, created_at=now) for n in (1, 2)]
+    notices_add(mine)
+    stored = list(Notice.objects.filter(player_id=me.player.pk).order_by("id"))
+    assert [_fields(n, Notice) | {"id": None} for n in stored] == [
+        _fields(n, Notice) | {"id": None} for n in (by_orm, *mine)
+    ]
+    # An action's events and the match's columns in one statement, read back as written.
+    seq, events = match.seq, [Event(match=match, seq=match.seq + n, type="t", seat=n, data={"n": [n]}) for n in (1, 2)]
+    match.seq, match.turn, match.state, match.updated_at = seq + 2, None, {"any": ["json"]}, now
+    Match.objects.save_with_events(match, events, ["seq", "turn", "state", "updated_at"])
+    monkeypatch.undo()
+    assert _fields(Match.objects.get(pk=match.pk), Match) == _fields(match, Match)
+    logged = Event.objects.filter(match=match, seq__gt=seq).order_by("seq")
+    assert [(e.seq, e.type, e.seat, e.data) for e in logged] == [
+        (seq + 1, "t", 1, {"n": [1]}),
+        (seq + 2, "t", 2, {"n": [2]}),
+    ]
+    Match.objects.save_with_events(match, [], ["turn"])  # no event: the match alone
+    with pytest.raises(DatabaseError):  # a match that is not there is not saved
+        Match.objects.save_with_events(Match(pk=uuid.uuid4()), [], ["turn"])

@@ -1,9 +1,12 @@
-"""One model instance from one row of plain SQL, for the queries every request makes.
+"""Plain SQL for the statements every request or action makes: one model instance from one row, and
+the insert and update of an action's rows.
 
 The ORM, and even ``Manager.raw``, spends more CPU building and reading a one-row query than the
 database spends answering it (docs/performance.md). :func:`fetch_one` selects the model's columns in
 its fields' order, applies the converters the ORM would (JSON, and on SQLite UUIDs and datetimes),
-and builds the instance with ``Model.from_db``, as a queryset does.
+and builds the instance with ``Model.from_db``, as a queryset does. :func:`insert_statement` and
+:func:`update_statement` keep one SQL text per model and shape (row count, fields), and convert the
+values as the ORM's writes do (``pre_save``, ``get_db_prep_save``).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, TypeVar
 
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 
 M = TypeVar("M", bound=models.Model)
 Converter = Callable[[Any, Any, Any], Any]
@@ -35,8 +38,9 @@ def fetch_one(model: type[M], alias: str, rest: str, params: Sequence[Any]) -> M
 
     ``rest`` is the SQL after the select list (``FROM … AS alias WHERE …``), with ``%s`` placeholders.
     """
-    select, converters = _columns(model, alias, connection.vendor)
-    with connection.cursor() as cursor:
+    db = connections[DEFAULT_DB_ALIAS]  # not the proxy: each of its attributes is a lookup of the thread's
+    select, converters = _columns(model, alias, db.vendor)
+    with db.cursor() as cursor:
         cursor.execute(f"SELECT {select} {rest}", params)
         row = cursor.fetchone()
     if row is None:
@@ -44,6 +48,57 @@ def fetch_one(model: type[M], alias: str, rest: str, params: Sequence[Any]) -> M
     values = []
     for value, (column, functions) in zip(row, converters, strict=True):
         for convert in functions:
-            value = convert(value, column, connection)
+            value = convert(value, column, db)
         values.append(value)
-    return model.from_db(connection.alias, None, values)
+    return model.from_db(db.alias, None, values)
+
+
+# -- writes ------------------------------------------------------------------------------------------
+
+
+@cache
+def _insert_sql(model: type[models.Model], count: int, vendor: str) -> tuple[str, tuple[models.Field[Any, Any], ...]]:
+    """``INSERT`` of ``count`` rows of the model's columns but those the database fills (an auto id)."""
+    quote = connection.ops.quote_name
+    generated = set(model._meta.db_returning_fields)
+    fields = tuple(field for field in model._meta.concrete_fields if field not in generated)
+    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    columns = ", ".join(quote(field.column) for field in fields)
+    return f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES {', '.join([row] * count)}", fields
+
+
+def insert_statement(model: type[M], objs: Sequence[M]) -> tuple[str, list[Any]]:
+    """The SQL and parameters that insert ``objs`` (one statement, nothing returned), as ``bulk_create``
+    would store them: each field's ``pre_save`` and ``get_db_prep_save``, with no query compiled."""
+    db = connections[DEFAULT_DB_ALIAS]  # not the proxy: each of its attributes is a lookup of the thread's
+    sql, fields = _insert_sql(model, len(objs), db.vendor)
+    return sql, [field.get_db_prep_save(field.pre_save(obj, True), db) for obj in objs for field in fields]
+
+
+def insert(model: type[M], objs: Sequence[M]) -> None:
+    """Insert ``objs`` in one statement; their database-filled fields (an auto id) are left unset."""
+    if objs:
+        with connection.cursor() as cursor:
+            cursor.execute(*insert_statement(model, objs))
+
+
+@cache
+def _update_sql(
+    model: type[models.Model], names: tuple[str, ...], vendor: str
+) -> tuple[str, tuple[models.Field[Any, Any], ...]]:
+    quote, pk = connection.ops.quote_name, model._meta.pk
+    assert pk is not None
+    fields = tuple(model._meta.get_field(name) for name in names)
+    sets = ", ".join(f"{quote(field.column)} = %s" for field in fields)  # type: ignore[union-attr]
+    return f"UPDATE {quote(model._meta.db_table)} SET {sets} WHERE {quote(pk.column)} = %s", fields  # type: ignore[return-value]
+
+
+def update_statement(obj: models.Model, names: Sequence[str]) -> tuple[str, list[Any]]:
+    """The SQL and parameters that write the fields ``names`` of ``obj``'s row, as ``save(update_fields=…)``
+    would store their values, with no query compiled."""
+    db = connections[DEFAULT_DB_ALIAS]
+    sql, fields = _update_sql(type(obj), tuple(names), db.vendor)
+    pk = obj._meta.pk
+    assert pk is not None
+    params = [field.get_db_prep_save(getattr(obj, field.attname), db) for field in fields]
+    return sql, [*params, pk.get_db_prep_value(obj.pk, db)]

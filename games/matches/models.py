@@ -12,11 +12,10 @@ import uuid
 from typing import Any, NoReturn
 
 from django.db import DatabaseError, connection, models
-from django.db.models import sql
 from django.utils import timezone
 
 from players.models import Player
-from tute_api.rows import fetch_one
+from tute_api.rows import fetch_one, insert_statement, update_statement
 
 
 class MatchStatus(models.TextChoices):
@@ -40,24 +39,22 @@ class MatchManager(models.Manager["Match"]):
         return fetch_one(self.model, "m", rest, [pk.get_db_prep_value(match_id, connection)])
 
     def save_with_events(self, match: Match, events: list[Event], fields: list[str]) -> None:
-        """Append ``events`` to the log and save the match's ``fields``: on PostgreSQL in one statement.
+        """Append ``events`` to the log and save the match's ``fields``: on PostgreSQL in one statement,
+        whose SQL is built once per number of events (:mod:`tute_api.rows`).
 
         Every action does both in its transaction; on a busy machine each round trip to the database
         waits for a CPU on both sides (docs/performance.md), so they go together.
         """
-        if connection.vendor != "postgresql" or not events:
-            Event.objects.bulk_create(events)
-            match.save(update_fields=fields)
-            return
-        insert = sql.InsertQuery(Event)
-        insert.insert_values([f for f in Event._meta.concrete_fields if not f.primary_key], events)
-        [(insert_sql, insert_params)] = insert.get_compiler(connection=connection).as_sql()
-        update = sql.UpdateQuery(Match)
-        update.add_update_values({name: getattr(match, name) for name in fields})
-        update.add_filter("pk", match.pk)
-        update_sql, update_params = update.get_compiler(connection=connection).as_sql()
+        update_sql, update_params = update_statement(match, fields)
         with connection.cursor() as cursor:
-            cursor.execute(f"WITH appended AS ({insert_sql}) {update_sql}", (*insert_params, *update_params))
+            if not events:
+                cursor.execute(update_sql, update_params)
+            elif connection.vendor == "postgresql":
+                insert_sql, insert_params = insert_statement(Event, events)
+                cursor.execute(f"WITH appended AS ({insert_sql}) {update_sql}", (*insert_params, *update_params))
+            else:
+                cursor.execute(*insert_statement(Event, events))
+                cursor.execute(update_sql, update_params)
             if cursor.rowcount != 1:
                 raise DatabaseError(f"match {match.pk} was not saved")
 
