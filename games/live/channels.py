@@ -102,9 +102,9 @@ class LocalBroker:
         self._subscribers: dict[str, set[_LocalSubscription | AsyncSubscription]] = defaultdict(set)
         self._lost = lost
 
-    def publish(self, channel: str) -> None:
+    def publish(self, *channels: str) -> None:
         with self._lock:
-            subscribers = list(self._subscribers.get(channel, ()))
+            subscribers = [s for channel in channels for s in self._subscribers.get(channel, ())]
         for subscription in subscribers:
             subscription.notify()
 
@@ -176,11 +176,18 @@ class RedisBroker:
         self._listening = threading.Event()
         self._closed = threading.Event()
 
-    def publish(self, channel: str) -> None:
+    def publish(self, *channels: str) -> None:
+        """One round trip to Redis however many channels (a move wakes its match's and a player's)."""
         try:
-            self._publisher.publish(channel, b"1")
+            if len(channels) == 1:
+                self._publisher.publish(channels[0], b"1")
+            elif channels:
+                with self._publisher.pipeline(transaction=False) as pipe:
+                    for channel in channels:
+                        pipe.publish(channel, b"1")
+                    pipe.execute()
         except Exception:  # Redis is away: the waiters read the database meanwhile
-            logger.warning("Live updates: could not announce news on %s (Redis away)", channel, exc_info=True)
+            logger.warning("Live updates: could not announce news on %s (Redis away)", channels, exc_info=True)
 
     @contextmanager
     def subscribe(self, channel: str) -> Iterator[Subscription]:
@@ -268,9 +275,7 @@ def player_channel(player_id: object) -> str:
 
 def publish(*channels: str) -> None:
     """Announce news on some channels (call it after the news is committed)."""
-    hub = broker()
-    for channel in channels:
-        hub.publish(channel)
+    broker().publish(*dict.fromkeys(channels))
 
 
 @contextmanager

@@ -84,3 +84,21 @@ def test_a_listener_still_starting_is_waited_for_by_every_waiter() -> None:
     finally:
         connecting.set()
     assert waits == [2.0, 2.0]
+
+
+def test_news_on_several_channels_is_one_round_trip_to_redis(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import redis.connection
+
+    server, elsewhere = live.RedisBroker(redis_url), live.RedisBroker(redis_url)
+    elsewhere.publish(live.match_channel("warm-up"))  # connected
+    sent: list[object] = []
+    real_send = redis.connection.AbstractConnection.send_packed_command
+    monkeypatch.setattr(redis.connection.AbstractConnection, "send_packed_command",
+                        lambda self, *a, **kw: sent.append(a) or real_send(self, *a, **kw))  # fmt: skip
+    channels = [live.match_channel(uuid.uuid4()), live.player_channel(uuid.uuid4())]
+    with ExitStack() as stack:
+        subscriptions = [stack.enter_context(server.subscribe(channel)) for channel in channels]
+        sent.clear()
+        elsewhere.publish(*channels)
+        assert len(sent) == 1, "one round trip"
+        assert all(subscription.wait(2) for subscription in subscriptions), "each channel's waiter woke"
