@@ -5,6 +5,7 @@
 #   make fuzz   install if needed, a long schema fuzzing run of new cases (FUZZ_CASES; make test runs 1,000 fixed ones)
 #   make loadtest  the service under gunicorn on PostgreSQL + a Celery worker, N clients (docs/performance.md)
 #   make reqbench  the server's CPU per request of each kind, one process, one client (docs/performance.md)
+#   make reqcount  the application's instructions per request, counted by valgrind (docs/performance.md)
 #   make chaos  5 minutes of mixed play on own PostgreSQL/Redis with faults at random (docs/reliability.md)
 
 SHELL := /bin/bash
@@ -16,7 +17,7 @@ PORT ?= 8000
 # 0.0.0.0 to reach make run from a phone on the LAN; an emulator reaches 127.0.0.1 as 10.0.2.2.
 HOST ?= 127.0.0.1
 
-.PHONY: run test lint install loadtest reqbench contract scalebench fuzz queuebench chaos
+.PHONY: run test lint install loadtest reqbench reqcount contract scalebench fuzz queuebench chaos
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
@@ -55,6 +56,9 @@ loadtest: $(STAMP)
 
 reqbench: $(STAMP)
 	$(BIN)/python scripts/reqbench.py $(REQBENCH_ARGS)
+
+reqcount: $(STAMP)
+	$(BIN)/python scripts/reqcount.py $(REQCOUNT_ARGS)
 
 # Play now's queue: N players queueing over a minute for clasico and dos (scripts/queuebench.py).
 queuebench: $(STAMP)
