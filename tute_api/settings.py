@@ -155,6 +155,8 @@ if DATABASE_POOL_SIZE and DATABASES["default"]["ENGINE"] == "django.db.backends.
     _wait = int(DATABASES["default"]["OPTIONS"]["connect_timeout"]) or 30
     DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_SIZE, "timeout": _wait}
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
+    # Django's backend, whose pool checks a connection only once it has rested a second (tute_api/postgresql).
+    DATABASES["default"]["ENGINE"] = "tute_api.postgresql"
     # A pool that lost the database tries again after 1, 2, 4, 8… s, so after an outage of 10 s it came
     # back up to 6 s late and answered 503 meanwhile: it tries every second instead (docs/reliability.md).
     from psycopg_pool.base import AttemptWithBackoff

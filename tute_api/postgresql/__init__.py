@@ -1,0 +1,1 @@
+"""Django's PostgreSQL backend, whose pool checks only the connections that have been idle a while (base.py)."""
