@@ -94,8 +94,9 @@ def _update_sql(
 
 
 def update_statement(obj: models.Model, names: Sequence[str]) -> tuple[str, list[Any]]:
-    """The SQL and parameters that write the fields ``names`` of ``obj``'s row, as ``save(update_fields=…)``
-    would store their values, with no query compiled."""
+    """The SQL and parameters that write the fields ``names`` of ``obj``'s row, their values converted as an
+    ORM ``update()`` converts them (``get_db_prep_save``; no ``pre_save``: the caller set every value), with
+    no query compiled."""
     db = connections[DEFAULT_DB_ALIAS]
     sql, fields = _update_sql(type(obj), tuple(names), db.vendor)
     pk = obj._meta.pk
