@@ -6,6 +6,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 from django.conf import settings
+from django.db.backends.base.base import NO_DB_ALIAS
 from psycopg_pool import ConnectionPool
 
 from tests import services
@@ -71,3 +72,9 @@ def test_a_broken_connection_that_rested_is_replaced_not_handed_out(
     clock[0] += base.CHECK_AFTER_IDLE
     with pool.connection() as connection:
         assert connection.execute("SELECT 1").fetchone() == (1,) and connection.info.backend_pid != pid
+
+
+def test_the_connection_without_a_database_has_no_pool(pooled: base.DatabaseWrapper) -> None:
+    """Django's connection to no database in particular (creating the test database) is never pooled."""
+    wrapper = base.DatabaseWrapper(pooled.settings_dict, alias=NO_DB_ALIAS)
+    assert wrapper.pool is None and NO_DB_ALIAS not in wrapper._connection_pools

@@ -45,7 +45,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def pool(self) -> Any:
         options = self.settings_dict["OPTIONS"].get("pool")
         health_checks = self.settings_dict["CONN_HEALTH_CHECKS"]
-        if options and health_checks and self.alias not in self._connection_pools:
+        if options and health_checks and self.alias not in (base.NO_DB_ALIAS, *self._connection_pools):
             # Django's pool, as its own property builds it, but for the check.
             if self.settings_dict.get("CONN_MAX_AGE", 0) != 0:
                 return super().pool  # refused there, with Django's own error
