@@ -33,12 +33,18 @@ def _columns(model: type[models.Model], alias: str, vendor: str) -> tuple[str, t
     return select, tuple(converters)
 
 
+def _database() -> Any:
+    """The default database's connection object, once: each attribute of ``django.db.connection`` (the proxy)
+    is a lookup of the thread's (or the coroutine's) connection."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
 def fetch_one(model: type[M], alias: str, rest: str, params: Sequence[Any]) -> M | None:
     """``SELECT <the model's columns, as alias.column> <rest>``: the first row as a model instance, or None.
 
     ``rest`` is the SQL after the select list (``FROM … AS alias WHERE …``), with ``%s`` placeholders.
     """
-    db = connections[DEFAULT_DB_ALIAS]  # not the proxy: each of its attributes is a lookup of the thread's
+    db = _database()
     select, converters = _columns(model, alias, db.vendor)
     with db.cursor() as cursor:
         cursor.execute(f"SELECT {select} {rest}", params)
@@ -70,7 +76,7 @@ def _insert_sql(model: type[models.Model], count: int, vendor: str) -> tuple[str
 def insert_statement(model: type[M], objs: Sequence[M]) -> tuple[str, list[Any]]:
     """The SQL and parameters that insert ``objs`` (one statement, nothing returned), as ``bulk_create``
     would store them: each field's ``pre_save`` and ``get_db_prep_save``, with no query compiled."""
-    db = connections[DEFAULT_DB_ALIAS]  # not the proxy: each of its attributes is a lookup of the thread's
+    db = _database()
     sql, fields = _insert_sql(model, len(objs), db.vendor)
     return sql, [field.get_db_prep_save(field.pre_save(obj, True), db) for obj in objs for field in fields]
 
@@ -78,7 +84,7 @@ def insert_statement(model: type[M], objs: Sequence[M]) -> tuple[str, list[Any]]
 def insert(model: type[M], objs: Sequence[M]) -> None:
     """Insert ``objs`` in one statement; their database-filled fields (an auto id) are left unset."""
     if objs:
-        with connection.cursor() as cursor:
+        with _database().cursor() as cursor:
             cursor.execute(*insert_statement(model, objs))
 
 
@@ -97,7 +103,7 @@ def update_statement(obj: models.Model, names: Sequence[str]) -> tuple[str, list
     """The SQL and parameters that write the fields ``names`` of ``obj``'s row, their values converted as an
     ORM ``update()`` converts them (``get_db_prep_save``; no ``pre_save``: the caller set every value), with
     no query compiled."""
-    db = connections[DEFAULT_DB_ALIAS]
+    db = _database()
     sql, fields = _update_sql(type(obj), tuple(names), db.vendor)
     pk = obj._meta.pk
     assert pk is not None
