@@ -14,8 +14,10 @@ from django.utils import timezone
 from games.lobby.models import Notice, NoticeKind
 from games.lobby.services import notices_add
 from games.matches.models import Event, Match
+from games.ratings.models import Rating
 from players.models import Player
 from tests.games.helpers import new_player
+from tute_api.rows import update
 
 pytestmark = pytest.mark.django_db
 
@@ -80,3 +82,21 @@ def test_rows_written_by_plain_sql_read_back_as_the_orms(monkeypatch: pytest.Mon
     Match.objects.save_with_events(match, [], ["turn"])  # no event: the match alone
     with pytest.raises(DatabaseError):  # a match that is not there is not saved
         Match.objects.save_with_events(Match(pk=uuid.uuid4()), [], ["turn"])
+
+
+def test_several_rows_updated_in_one_call_read_back_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    players = [new_player().player for _ in range(3)]
+    ratings = [Rating.objects.create(player=p, variant="clasico") for p in players]
+    untouched = Rating.objects.create(player=players[0], variant="dos")
+    for n, rating in enumerate(ratings[:2]):
+        rating.rating, rating.games, rating.updated_at = 1600.5 + n, 7 + n, timezone.now()
+        rating.volatility = 0.5  # set but not named: not written
+    monkeypatch.setattr(SQLUpdateCompiler, "as_sql", lambda *a, **k: pytest.fail("an update was compiled"))
+    update(ratings[:2], ["rating", "games", "updated_at"])
+    update([], ["rating"])  # nothing to write: no statement
+    monkeypatch.undo()
+    stored = {r.pk: r for r in Rating.objects.all()}
+    for rating in ratings[:2]:
+        assert _fields(stored[rating.pk], Rating) == _fields(rating, Rating) | {"volatility": 0.06}
+    assert _fields(stored[ratings[2].pk], Rating) == _fields(ratings[2], Rating)
+    assert _fields(stored[untouched.pk], Rating) == _fields(untouched, Rating)

@@ -109,3 +109,14 @@ def update_statement(obj: models.Model, names: Sequence[str]) -> tuple[str, list
     assert pk is not None
     params = [field.get_db_prep_save(getattr(obj, field.attname), db) for field in fields]
     return sql, [*params, pk.get_db_prep_value(obj.pk, db)]
+
+
+def update(objs: Sequence[models.Model], names: Sequence[str]) -> None:
+    """Write the fields ``names`` of each of ``objs`` (instances of one model) to its row, as
+    :func:`update_statement` does: one statement per row, sent together (psycopg's ``executemany``
+    pipelines them: one round trip). ``bulk_update`` builds a ``CASE WHEN`` per field instead, which
+    costs more CPU than the writes of a finished match's few players."""
+    statements = [update_statement(obj, names) for obj in objs]
+    if statements:
+        with _database().cursor() as cursor:
+            cursor.executemany(statements[0][0], [params for _, params in statements])

@@ -4,7 +4,7 @@ The matches call :func:`ratings_record` with plain data (the variant, who sat wh
 scoreboard, the winning sides), so this layer knows nothing of theirs. It reads and locks the rows of
 the match's players in one query (in the order of their ids, so that two matches finishing at once
 never wait for each other in a circle), rates every seat from the ratings as they were before the
-match, and writes the rows back in one statement: three queries whatever the table.
+match, and writes the rows back in one round trip: three whatever the table.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from games import engine
 from games.bots import LEVELS
+from tute_api.rows import update as rows_update
 
 from . import anchors, glicko
 from .models import Rating
@@ -74,7 +75,7 @@ def ratings_record(
     changes = None
     if rated:
         changes = _rate(variant, sitters, rows, pairings(variant, options, scoreboard))
-    Rating.objects.bulk_update(
+    rows_update(
         list(rows.values()), ["rating", "deviation", "volatility", "games", "played", "won", "updated_at"]
     )
     return changes
