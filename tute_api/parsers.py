@@ -1,5 +1,9 @@
-"""The API's request parser: DRF's JSON parser, with a clear 400 for JSON nested too deeply; and
-:func:`whole_number` for values read outside DRF's serializers (a query string, a header).
+"""The API's request parser: DRF's JSON parser, reading through orjson (:mod:`tute_api.json_codec`),
+with a clear 400 for JSON nested too deeply; and :func:`whole_number` for values read outside DRF's
+serializers (a query string, a header).
+
+A body orjson refuses or could read otherwise is read by DRF's parser, as before: the same value, or
+the same 400 with the same words.
 
 Python's JSON decoder raises ``RecursionError``, not ``ValueError``, when arrays or objects nest
 deeper than the interpreter's recursion limit (``[[[[…]]]]``, a few kilobytes), which DRF's parser
@@ -8,16 +12,25 @@ lets through as a 500.
 
 from __future__ import annotations
 
+import io
 import re
 from typing import Any
 
 from rest_framework import exceptions, parsers
 
+from . import json_codec
+
 
 class JSONParser(parsers.JSONParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        body = stream.read()
+        if parsers.get_encoding(parser_context or {}).lower().replace("_", "-") in ("utf-8", "utf8"):
+            try:
+                return json_codec.loads(body)
+            except json_codec.Unsure:
+                pass
         try:
-            return super().parse(stream, media_type, parser_context)
+            return super().parse(io.BytesIO(body), media_type, parser_context)
         except RecursionError:
             raise exceptions.ParseError("JSON parse error - nested too deeply.") from None
 

@@ -210,7 +210,7 @@ LOGGING = {
 }
 
 REST_FRAMEWORK = {
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["tute_api.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["tute_api.parsers.JSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": ["players.authentication.BearerAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

@@ -18,7 +18,7 @@ from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotAcceptable
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -40,6 +40,7 @@ from games.turns.serializers import TurnSerializer
 from tute_api.fields import QueryInteger
 from tute_api.pagination import MAX_PAGE, Pagination
 from tute_api.parsers import WHOLE_NUMBER, resume_after
+from tute_api.renderers import JSONRenderer
 from tute_api.schema import problems
 
 from . import channels, waits, watchers

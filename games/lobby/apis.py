@@ -9,7 +9,6 @@ from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotAcceptable, ValidationError
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -23,6 +22,7 @@ from games.matches.serializers import MatchSerializer
 from tute_api.created import created as created_response
 from tute_api.created import location
 from tute_api.parsers import WHOLE_NUMBER, resume_after, whole_number
+from tute_api.renderers import JSONRenderer
 from tute_api.schema import problems
 
 from . import channel, selectors, services

@@ -15,13 +15,14 @@ from django.utils import timezone
 
 from games.matches.models import Match
 from players.models import Player
+from tute_api.model_fields import JSONField
 
 
 class QueueEntry(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     player = models.OneToOneField(Player, on_delete=models.CASCADE, related_name="queue_entry")
     variant = models.CharField(max_length=32)
-    options = models.JSONField(help_text="Every option of the variant, defaults filled in.")
+    options = JSONField(help_text="Every option of the variant, defaults filled in.")
     pool = models.CharField(max_length=255, help_text="The pool: variant, options and flags, as one key.")
     rated = models.BooleanField(default=True)
     humans_only = models.BooleanField(default=False, help_text="No registered HTTP bot at the table.")
@@ -65,7 +66,7 @@ class Notice(models.Model):
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="notices")
     kind = models.CharField(max_length=16, choices=NoticeKind.choices)
     match_id = models.UUIDField(null=True, blank=True)
-    data = models.JSONField(default=dict)
+    data = JSONField(default=dict)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

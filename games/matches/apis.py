@@ -14,7 +14,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -23,6 +23,7 @@ from games import engine
 from tute_api.created import location
 from tute_api.fields import QueryChoice, QueryInteger
 from tute_api.pagination import MAX_PAGE, Pagination, page_of
+from tute_api.renderers import JSONRenderer
 from tute_api.schema import problems
 
 from . import examples, replays, selectors, services

@@ -15,6 +15,7 @@ from django.db import DatabaseError, connection, models
 from django.utils import timezone
 
 from players.models import Player
+from tute_api.model_fields import JSONField
 from tute_api.rows import fetch_one, insert_statement, update_statement
 
 
@@ -62,7 +63,7 @@ class MatchManager(models.Manager["Match"]):
 class Match(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     variant = models.CharField(max_length=32)
-    options = models.JSONField(help_text="Every option of the variant, defaults filled in.")
+    options = JSONField(help_text="Every option of the variant, defaults filled in.")
     seed = models.BigIntegerField(null=True, blank=True, help_text="Deterministic deals (C12), if given.")
     deal_key = models.CharField(
         max_length=64, blank=True, help_text="The secret match key (C12v), hex; empty for a seeded match. Shown "
@@ -71,19 +72,19 @@ class Match(models.Model):
     deal_commitment = models.CharField(
         max_length=64, blank=True, help_text="The SHA-256 of the deal key, hex: published from the match's creation."
     )
-    client_seeds = models.JSONField(
+    client_seeds = JSONField(
         default=list, blank=True, help_text="Per seat, the client_seed its player gave (C12v), or null."
     )
     status = models.CharField(max_length=16, choices=MatchStatus.choices, default=MatchStatus.WAITING)
     seq = models.PositiveIntegerField(default=0, help_text="The seq of the latest event; 0 before any.")
     turn = models.SmallIntegerField(null=True, blank=True, help_text="The seat to act, if any.")
-    state = models.JSONField(null=True, blank=True, help_text="The engine's state after event `seq`.")
+    state = JSONField(null=True, blank=True, help_text="The engine's state after event `seq`.")
     invite_code = models.CharField(max_length=16, blank=True)
     public = models.BooleanField(default=False, help_text="Any player may watch it (RULES.md M5).")
     rated = models.BooleanField(
         default=True, help_text="Asked to count for ratings (docs/ratings.md); false: a friendly match."
     )
-    seating = models.JSONField(
+    seating = JSONField(
         default=list, help_text="The seats as the API shows them: a copy of the Seat rows, read with the match."
     )
     created_by = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="created_matches")
@@ -141,9 +142,9 @@ class Hand(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="hands", db_index=False)
     number = models.PositiveIntegerField()
     dealer = models.PositiveSmallIntegerField()
-    deck = models.JSONField(help_text="The shuffled deck as dealt, card codes.")
+    deck = JSONField(help_text="The shuffled deck as dealt, card codes.")
     started_seq = models.PositiveIntegerField()
-    result = models.JSONField(null=True, blank=True)
+    result = JSONField(null=True, blank=True)
     finished_seq = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
@@ -173,7 +174,7 @@ class Event(models.Model):
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=32)
     seat = models.SmallIntegerField(null=True, blank=True)
-    data = models.JSONField()
+    data = JSONField()
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = EventQuerySet.as_manager()
@@ -206,7 +207,7 @@ class IdempotencyRecord(models.Model):
     path = models.CharField(max_length=255)
     request_hash = models.CharField(max_length=64)
     status_code = models.PositiveSmallIntegerField()
-    body = models.JSONField()
+    body = JSONField()
     created_at = models.DateTimeField(default=timezone.now, db_index=True)  # the hourly purge reads by it
 
     class Meta:

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from games.matches.models import Match
 from players.models import Player
+from tute_api.model_fields import JSONField
 
 
 class Room(models.Model):
@@ -20,7 +21,7 @@ class Room(models.Model):
     code = models.CharField(max_length=16, unique=True, help_text="The invite code friends join with.")
     host = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="hosted_rooms")
     variant = models.CharField(max_length=32, default="clasico")
-    options = models.JSONField(default=dict, blank=True, help_text="Engine options of the next match.")
+    options = JSONField(default=dict, blank=True, help_text="Engine options of the next match.")
     bot = models.CharField(max_length=32, default="level-2", help_text="The bot that fills empty seats.")
     presence_timeout = models.PositiveIntegerField(null=True, blank=True)
     reconnect_grace = models.PositiveIntegerField(null=True, blank=True)
