@@ -12,7 +12,9 @@ The kinds: ``get`` (a player's ``GET`` of a match against three level-1 bots) an
 turns as ``make loadtest`` plays them: the action's ``POST``, then the long poll of the bots' answer when
 the answer is not the player's turn again; a step is one request). The matches are seeded, so the same
 code plays the same cards. Two runs, of 0 and of ``--steps`` steps after the same warm-up, go side by side;
-their difference over the steps is the figure. Without valgrind (``--no-valgrind``), or with ``--inner``,
+their difference over the steps is the figure. Valgrind counts from the end of the warm-up on (the start
+and the warm-up run uninstrumented, several times faster: ``--instr-atstart=no``, then ``callgrind_control
+-i on`` from the process itself). Without valgrind (``--no-valgrind``), or with ``--inner``,
 it prints the process's CPU per step instead, which the machine's noise does move.
 """
 
@@ -87,8 +89,9 @@ class Harness:
         return view
 
 
-def run_steps(kind: str, steps: int) -> float:
-    """Warm up, then ``steps`` steps of ``kind``: the process's CPU seconds for the steps."""
+def run_steps(kind: str, steps: int, warm_up: int = WARMUP_STEPS, counted: bool = False) -> float:
+    """Warm up, then ``steps`` steps of ``kind``: the process's CPU seconds for the steps. ``counted``: the
+    process runs under callgrind, which starts counting once the warm-up is over."""
     harness, rng = Harness(), random.Random(1)
     view = harness.new_match()
 
@@ -107,18 +110,20 @@ def run_steps(kind: str, steps: int) -> float:
             status, view = harness.call("POST", f"{url}/actions", action)
         assert status == 200, (status, view)
 
-    for _ in range(WARMUP_STEPS):
+    for _ in range(warm_up):
         step()
+    if counted:
+        subprocess.run(["callgrind_control", "--instr=on", str(os.getpid())], check=True, capture_output=True)
     before = time.process_time()
     for _ in range(steps):
         step()
     return time.process_time() - before
 
 
-def counted(kind: str, steps: int, env: dict[str, str], folder: str) -> subprocess.Popen[str]:
+def counted(kind: str, steps: int, warm_up: int, env: dict[str, str], folder: str) -> subprocess.Popen[str]:
     out = os.path.join(folder, f"callgrind.{steps}")
-    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, __file__, "--inner",
-               "--kind", kind, "--steps", str(steps)]  # fmt: skip
+    command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}", sys.executable,
+               __file__, "--inner", "--counted", "--kind", kind, "--steps", str(steps), "--warm-up", str(warm_up)]  # fmt: skip
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
@@ -134,15 +139,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kind", choices=KINDS, default="action")
     parser.add_argument("--steps", type=int, default=200, help="requests counted (default 200)")
+    parser.add_argument("--warm-up", type=int, default=WARMUP_STEPS, help=f"steps before (default {WARMUP_STEPS})")
     parser.add_argument("--database", default="tute_reqcount")
     parser.add_argument("--no-valgrind", action="store_true", help="time the process's CPU instead")
     parser.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)  # one run, in this process
+    parser.add_argument("--counted", action="store_true", help=argparse.SUPPRESS)  # … under callgrind
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     if args.inner:
         sys.path.insert(0, str(ROOT))
-        seconds = run_steps(args.kind, args.steps)
-        print(json.dumps({"cpu_ms_per_step": round(seconds * 1000 / max(args.steps, 1), 3)}))
+        seconds = run_steps(args.kind, args.steps, args.warm_up, args.counted)
+        print(json.dumps({"cpu_ms_per_step": round(seconds * 1000 / max(args.steps, 1), 3)}), flush=True)
+        if args.counted:
+            os._exit(0)  # no interpreter shutdown to count: the runs differ by their steps alone
         return
 
     env = {
@@ -156,15 +165,16 @@ def main() -> None:
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
         figures: dict[str, Any] = {"kind": args.kind, "steps": args.steps, "load_1min_before": os.getloadavg()[0]}
         if args.no_valgrind or shutil.which("valgrind") is None:
-            inner = [sys.executable, __file__, "--inner", "--kind", args.kind, "--steps", str(args.steps)]
+            inner = [sys.executable, __file__, "--inner", "--kind", args.kind, "--steps", str(args.steps),
+                     "--warm-up", str(args.warm_up)]  # fmt: skip
             run = subprocess.run(inner, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
             figures |= json.loads(run.stdout.splitlines()[-1])
         else:
             with tempfile.TemporaryDirectory() as folder:
-                empty, full = counted(args.kind, 0, env, folder), counted(args.kind, args.steps, env, folder)
-                base, total = instructions(empty), instructions(full)
+                runs = [counted(args.kind, steps, args.warm_up, env, folder) for steps in (0, args.steps)]
+                base, total = instructions(runs[0]), instructions(runs[1])
             figures |= {"instructions_per_step": round((total - base) / args.steps),
-                        "instructions_warm_up": base, "instructions_total": total}  # fmt: skip
+                        "instructions_of_0_steps": base, "instructions_total": total}  # fmt: skip
     finally:
         loadtest.pg_admin(f'DROP DATABASE IF EXISTS "{args.database}"')
     if args.json:
