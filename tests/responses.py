@@ -10,10 +10,10 @@ import json
 import re
 from typing import Any
 
-import jsonschema
+import jsonschema_rs
 from django.urls import Resolver404, resolve
 
-from tests.games.openapi import _components, _strict
+from tests.games.openapi import _components, _strict, strict_validator
 
 _CONVERTER = re.compile(r"<(?:[^:>]+:)?([^>]+)>")
 
@@ -32,7 +32,7 @@ def _required_headers(path: str, method: str, status: str) -> list[str]:
 
 
 @functools.cache
-def _validator(path: str, method: str, status: str, media: str) -> jsonschema.protocols.Validator | None:
+def _validator(path: str, method: str, status: str, media: str) -> jsonschema_rs.Validator | None:
     operation = _schema_paths()[path][method]
     responses = operation["responses"]
     assert status in responses, f"{method.upper()} {path} answered {status}, which its schema does not document"
@@ -40,7 +40,7 @@ def _validator(path: str, method: str, status: str, media: str) -> jsonschema.pr
     if media not in content:
         return None  # documented without this body (a 204, or a media type the schema gives no shape)
     shape = _strict(content[media]["schema"])
-    return jsonschema.Draft202012Validator({**shape, "components": _components()})
+    return strict_validator({**shape, "components": _components()})
 
 
 def check(method: str, request_path: str, response: Any) -> None:
