@@ -123,7 +123,8 @@ def run_steps(kind: str, steps: int, warm_up: int = WARMUP_STEPS, counted: bool 
 def counted(kind: str, steps: int, warm_up: int, env: dict[str, str], folder: str) -> subprocess.Popen[str]:
     out = os.path.join(folder, f"callgrind.{steps}")
     command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}", sys.executable,
-               __file__, "--inner", "--counted", "--kind", kind, "--steps", str(steps), "--warm-up", str(warm_up)]  # fmt: skip
+               __file__, "--inner", "--counted", "--kind", kind, "--steps", str(steps),
+               "--warm-up", str(warm_up)]  # fmt: skip
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
