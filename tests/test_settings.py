@@ -132,7 +132,7 @@ def test_a_test_run_can_have_a_database_and_a_queue_of_its_own():
 
 def test_the_test_run_uses_a_json_only_api():
     rest = settings.REST_FRAMEWORK
-    assert rest["DEFAULT_RENDERER_CLASSES"] == ["rest_framework.renderers.JSONRenderer"]
+    assert rest["DEFAULT_RENDERER_CLASSES"] == ["tute_api.renderers.JSONRenderer"]
     assert rest["DEFAULT_PARSER_CLASSES"] == ["tute_api.parsers.JSONParser"]
 
 
