@@ -11,6 +11,7 @@ import uuid
 from typing import Any, NoReturn
 
 import pytest
+from django.db import transaction
 from django.db.models.fields import json as django_json
 from django.utils.functional import lazy
 from rest_framework import parsers, renderers
@@ -130,3 +131,7 @@ def test_json_columns_read_back_what_json_reads(monkeypatch: pytest.MonkeyPatch)
         Event.objects.get(match=match, seq=match.seq + 1)
     monkeypatch.undo()
     assert Event.objects.get(match=match, seq=match.seq + 1).data == odd
+    # What json.dumps refuses, the column refuses too (orjson alone would write a datetime).
+    for value in ({"at": datetime.datetime.now(UTC)}, {"thing": object()}):
+        with pytest.raises(TypeError), transaction.atomic():
+            Event.objects.create(match=match, seq=match.seq + 2, type="t", seat=0, data=value)

@@ -22,6 +22,8 @@ import orjson
 _LONG_NUMBER = re.compile(r"[0-9]{19}")
 _LONG_NUMBER_BYTES = re.compile(rb"[0-9]{19}")
 _OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_UTC_Z  # keys 1 -> "1" and UTC as "Z", as DRF's encoder
+#: What ``json.dumps`` refuses without an encoder, orjson refuses too (it would write datetimes and dataclasses).
+_PLAIN = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
 
 class Unsure(ValueError):
@@ -38,7 +40,8 @@ def loads(data: bytes | str) -> Any:
         raise Unsure(str(error)) from None
 
 
-def dumps(value: Any, default: Callable[[Any], Any] | None = None) -> bytes:
+def dumps(value: Any, default: Callable[[Any], Any] | None = None, *, plain: bool = False) -> bytes:
     """``value`` as compact UTF-8 JSON; ``default`` turns what orjson does not know into what it does.
-    ``TypeError`` for what cannot be written so."""
-    return orjson.dumps(value, default=default, option=_OPTIONS)
+    ``plain``: only what ``json.dumps`` writes with no encoder (no datetime, no dataclass), as a JSON
+    column takes it. ``TypeError`` for what cannot be written so."""
+    return orjson.dumps(value, default=default, option=_PLAIN if plain else _OPTIONS)

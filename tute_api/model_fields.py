@@ -18,7 +18,7 @@ from . import json_codec
 
 def _dumps(value: Any) -> bytes | str:
     try:
-        return json_codec.dumps(value)
+        return json_codec.dumps(value, plain=True)
     except TypeError:  # what orjson cannot write (an integer beyond 64 bits) is json's to write or refuse
         return json.dumps(value)
 
