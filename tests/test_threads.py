@@ -66,3 +66,19 @@ def test_a_cancelled_hop_waits_for_its_thread_before_the_cancellation_goes_on() 
         return finished.is_set()
 
     assert asyncio.run(run()), "the thread was still running when the cancellation went on"
+
+
+def test_a_signal_wakes_its_waiter_once_set_and_stays_set() -> None:
+    signal = threads.Signal()
+    started = time.monotonic()
+    assert signal.wait(0.05) is False and time.monotonic() - started >= 0.04  # not set: the timeout
+    woken: list[bool] = []
+    waiter = threading.Thread(target=lambda: woken.append(signal.wait(10)))
+    waiter.start()
+    time.sleep(0.05)
+    assert not woken, "the waiter waits until the signal is set"
+    signal.set()
+    waiter.join(5)
+    assert woken == [True]
+    signal.set()  # set twice: still set
+    assert signal.wait(0) is True and signal.wait(0) is True

@@ -22,7 +22,6 @@ get_asgi_application()  # first: it sets Django up before anything imports model
 import asyncio  # noqa: E402
 import contextlib  # noqa: E402
 import re  # noqa: E402
-import threading  # noqa: E402
 from tempfile import SpooledTemporaryFile  # noqa: E402
 
 from asgiref.sync import AsyncToSync  # noqa: E402
@@ -38,7 +37,7 @@ from games.live import channels, deferred, shutdown, waits  # noqa: E402
 from games.live import routing as live_routing  # noqa: E402
 from games.lobby import routing as lobby_routing  # noqa: E402
 from tute_api import stock_middleware  # noqa: E402
-from tute_api.threads import in_pool  # noqa: E402
+from tute_api.threads import Signal, in_pool  # noqa: E402
 
 #: A long poll: ``wait=`` in the query of a request under ``/api/`` (the admin's pages, which use sessions,
 #: never wait: tute_api/stock_middleware.py).
@@ -74,7 +73,7 @@ class _Request(WsgiToAsgiInstance):
             self.sync_send = AsyncToSync(send)
             self.handed_over = False
             self.hand_over = lambda messages: loop.call_soon_threadsafe(answer.set_result, messages)
-            self.sent = threading.Event()
+            self.sent = Signal()
             run = asyncio.ensure_future(in_pool(self._run)(body))
             try:
                 await asyncio.wait([run, answer], return_when=asyncio.FIRST_COMPLETED)
