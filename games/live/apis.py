@@ -42,6 +42,7 @@ from tute_api.pagination import MAX_PAGE, Pagination
 from tute_api.parsers import WHOLE_NUMBER, resume_after
 from tute_api.renderers import JSONRenderer
 from tute_api.schema import problems
+from tute_api.serializers import FlatSerializer
 
 from . import channels, waits, watchers
 from .bodies import LiveEntry
@@ -75,7 +76,7 @@ STREAM = OpenApiExample(
 )
 
 
-class WaitQuerySerializer(serializers.Serializer):
+class WaitQuerySerializer(FlatSerializer):
     """A long poll's query; the schema documents each query of this module from its serializer."""
 
     after = QueryInteger(

@@ -18,6 +18,7 @@ from rest_framework.fields import is_simple_callable
 from games.engine import ACTION_TYPES, PHASES, SUITS
 from tute_api.fields import JSONBoolean, JSONInteger, JSONString
 from tute_api.schema import NOT_BLANK_NO_NUL
+from tute_api.serializers import FlatSerializer
 
 from .bodies import event_body_full
 from .models import MatchStatus
@@ -121,7 +122,7 @@ ACTION_REQUEST = PolymorphicProxySerializer(
 )
 
 
-class ActionInputSerializer(serializers.Serializer):
+class ActionInputSerializer(FlatSerializer):
     """Parses any action: the fields each type needs, as the engine takes them."""
 
     type = serializers.ChoiceField(choices=ACTION_TYPES)
