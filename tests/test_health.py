@@ -131,3 +131,19 @@ def test_the_throttles_let_requests_through_while_their_cache_is_away(client, se
     for _ in range(7):  # past the limit: it is not counted
         assert client.get("/api/v1/variants/").status_code == 200
     assert "Rate limits off" in warning.call_args.args[0]
+
+
+def test_a_request_counts_against_its_limit_with_one_cache_call_once_its_window_has_begun(client, settings):
+    from unittest import mock
+
+    from django.core.cache import cache
+
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": "3/h", "player": None}}
+    cache.clear()
+    with (
+        mock.patch.object(cache, "add", wraps=cache.add) as add,
+        mock.patch.object(cache, "incr", wraps=cache.incr) as incr,
+    ):
+        answers = [client.get("/api/v1/variants/").status_code for _ in range(4)]
+    assert answers == [200, 200, 200, 429]
+    assert add.call_count == 1 and incr.call_count == 4  # the window's first request alone adds its key

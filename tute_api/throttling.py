@@ -2,8 +2,8 @@
 
 The rates are DRF's ``DEFAULT_THROTTLE_RATES`` (``THROTTLE_RATE_ANON`` and ``THROTTLE_RATE_PLAYER``
 in the environment), read on every request so that a settings override takes effect at once.
-Each limit is a fixed window counted with one ``cache.incr`` (DRF's own throttles keep a list of
-timestamps per client, which grows with the rate). Counts live in Django's cache: per process
+Each limit is a fixed window counted with one ``cache.incr`` per request (DRF's own throttles keep a
+list of timestamps per client, which grows with the rate). Counts live in Django's cache: per process
 with the default local-memory cache, shared by every server process with ``CACHE_URL=redis://…``.
 
 A cache that is away does not stop play (docs/reliability.md): while it fails, the limits let every
@@ -63,12 +63,14 @@ class _WindowThrottle(BaseThrottle):
 
 
 def _count(key: str, timeout: int) -> int:
-    cache.add(key, 0, timeout)
+    """The window's count with this request: one ``incr`` once the window has begun; an ``add`` too for
+    the window's first request (the old code added before every ``incr``: a round trip more to Redis)."""
     try:
         return int(cache.incr(key))
-    except ValueError:  # evicted between add and incr
-        cache.add(key, 1, timeout)
-        return 1
+    except ValueError:  # the window's first request, or its key evicted
+        if cache.add(key, 1, timeout):
+            return 1
+        return int(cache.incr(key))  # another request began the window in between
 
 
 def _log_outage(exc: Exception) -> None:
