@@ -89,9 +89,9 @@ class Harness:
         return view
 
 
-def run_steps(kind: str, steps: int, warm_up: int = WARMUP_STEPS, counted: bool = False) -> float:
-    """Warm up, then ``steps`` steps of ``kind``: the process's CPU seconds for the steps. ``counted``: the
-    process runs under callgrind, which starts counting once the warm-up is over."""
+def run_steps(kind: str, steps: int, warm_up: int = WARMUP_STEPS, under_callgrind: bool = False) -> float:
+    """Warm up, then ``steps`` steps of ``kind``: the process's CPU seconds for the steps. ``under_callgrind``:
+    the process runs under callgrind (:func:`counted`), which starts counting once the warm-up is over."""
     harness, rng = Harness(), random.Random(1)
     view = harness.new_match()
 
@@ -112,7 +112,7 @@ def run_steps(kind: str, steps: int, warm_up: int = WARMUP_STEPS, counted: bool 
 
     for _ in range(warm_up):
         step()
-    if counted:
+    if under_callgrind:
         subprocess.run(["callgrind_control", "--instr=on", str(os.getpid())], check=True, capture_output=True)
     before = time.process_time()
     for _ in range(steps):
