@@ -24,8 +24,11 @@ timeout = 120
 # SIGTERM: each worker wakes its waits at once (games/live/shutdown.py: streams end with server_closing),
 # then finishes its open answers within this.
 graceful_timeout = 10
-os.environ.setdefault("ASGI_THREADS", "8")  # tute_api/threads.py reads it
-os.environ.setdefault("DATABASE_POOL_SIZE", "12")
+# Two threads per process for the requests that do not wait (tute_api/threads.py reads it): with eight, the
+# threads of four processes fought over two cores and Python's lock; two gave 1.35x the actions per second
+# and 0.6x the POST's p99 of make loadtest, the web's CPU per action 0.75x (docs/performance.md).
+os.environ.setdefault("ASGI_THREADS", "2")
+os.environ.setdefault("DATABASE_POOL_SIZE", "6")  # the threads', and the event streams' sync steps
 # gunicorn 24+ opens a control socket under $HOME/.gunicorn/, which the image's user cannot write and
 # two servers on one machine would share; nothing here uses it (older versions ignore the name).
 control_socket_disable = True

@@ -1,5 +1,6 @@
 """docker-compose.yml, checked without Docker: the services, their health checks and environment."""
 
+import os
 import re
 from typing import Any
 
@@ -103,6 +104,9 @@ def test_the_image_serves_with_threads_so_that_long_polls_do_not_block_it(monkey
     config = runpy.run_path(str(BASE_DIR / "gunicorn.conf.py"))
     assert config["worker_class"] == "uvicorn_worker.UvicornWorker"  # ASGI: waits hold no thread
     assert config["workers"] == 4 and "threads" not in config
+    # Two threads per process for the requests that do not wait, a pool to match (docs/performance.md: eight
+    # fought over the cores); set in the environment, where tute_api/threads.py and the settings read them.
+    assert (os.environ["ASGI_THREADS"], os.environ["DATABASE_POOL_SIZE"]) == ("2", "6")
     import gc
 
     config["post_worker_init"](None)  # a worker that loaded the app: the collector leaves its objects alone
