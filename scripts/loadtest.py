@@ -227,13 +227,36 @@ def match_over(
     return body is not None and body.get("status") in ("finished", "cancelled")
 
 
+class Heard:
+    """What one idle connection has heard of its match: the time it first reached the seq an action of
+    its player is expected to have (:meth:`expect`, set before the action is sent)."""
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self.reached = asyncio.Event()
+        self.target = 1 << 62
+        self.at = 0.0
+        self.gone = False  # let go (its match over, or an error): nothing to wait for
+
+    def expect(self, seq: int) -> None:
+        self.target = seq
+        self.reached.clear()
+
+    def note(self, seq: int) -> None:
+        if seq >= self.target and not self.reached.is_set():
+            self.at = time.perf_counter()
+            self.reached.set()
+
+
 def idle_clients_process(port: int, total: int, per_player: int, lifetime: float, queue: Any, ready: Any,
-                         ramp: float = 0.0) -> None:  # fmt: skip
+                         ramp: float = 0.0, actors: int = 8, pause: float = 1.0) -> None:  # fmt: skip
     import asyncio
 
     out: dict[str, Any] = {"connected": 0, "streams": 0, "polls": 0, "sockets": 0, "errors": 0, "error_samples": [],
                            "fanouts": 0, "ended": 0}  # fmt: skip
-    fanouts: list[float] = []
+    fanouts: list[float] = []  # from the action's answer (its events committed) until every subscriber has it
+    fanouts_from_request: list[float] = []  # from the action's request, its own latency included
     done = asyncio.Event()
 
     async def main() -> None:
@@ -253,48 +276,26 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
             tables = await asyncio.gather(*(idle_table(clients[i], i, setup) for i in range(players)))
             tables = [(clients[i], t) for i, t in enumerate(tables) if t is not None]
             tasks = []
-            heard: dict[int, list[asyncio.Event]] = {}
+            heard_at: dict[int, list[Heard]] = {}
             left = total
-            for number, (client, (auth, view)) in enumerate(tables):
+            for client, (auth, view) in tables:
                 count = min(per_player, left)
                 left -= count
-                events = [asyncio.Event() for _ in range(count)]
-                heard[number] = events
+                heard_at[id(view)] = [Heard() for _ in range(count)]
                 for k in range(count):
                     kind = ("stream", "poll", "socket")[k % 3]
                     start = random.uniform(0, ramp)  # players connect over the ramp, not in one instant
-                    tasks.append(asyncio.create_task(hold(client, kind, auth, view, events[k], start)))
+                    tasks.append(asyncio.create_task(hold(client, kind, auth, view, heard_at[id(view)][k], start)))
             await asyncio.sleep(ramp + 5)
             ready.set()
-            # Fan-out: now and then an idle player acts; every connection on its match must hear it.
-            number = 0
-            while not done.is_set() and tables:
-                client, (auth, view) = tables[number % len(tables)]
-                events = heard[number % len(tables)]
-                number += 1
-                if not view["legal_actions"]:  # it acted before: its turn again once its bots have played?
-                    again = await client.get(f"/api/v1/matches/{view['id']}", headers=auth)
-                    if again.status_code == 200:
-                        view.update(again.json())
-                    if not view["legal_actions"]:
-                        await asyncio.sleep(0.5)  # (and a loop that never awaits would never hear SIGUSR1)
-                        continue
-                for event in events:
-                    event.clear()
-                started = time.perf_counter()
-                act = await client.post(f"/api/v1/matches/{view['id']}/actions", headers=auth,
-                                        json={**view["legal_actions"][0], "expected_seq": view["seq"]})  # fmt: skip
-                if act.status_code != 200:
-                    note(f"idle action: {act.status_code} {act.text[:200]}")
-                    view["legal_actions"] = []
-                    continue
-                try:
-                    await asyncio.wait_for(asyncio.gather(*(e.wait() for e in events)), 10)
-                    fanouts.append(time.perf_counter() - started)
-                except TimeoutError:
-                    note("fan-out: not every subscriber heard the event within 10 s")
-                view["legal_actions"] = []  # its bots play on; it acts again on its next turn
-                await asyncio.sleep(0.5)
+            # Fan-out: now and then an idle player acts (``actors`` of them at once, each every ``pause``
+            # seconds); every connection on its match must hear it.
+            actors_ = [asyncio.create_task(act_now_and_then(tables[k::actors], heard_at, k, actors))
+                       for k in range(min(actors, len(tables)))]  # fmt: skip
+            await done.wait()
+            for task in actors_:
+                task.cancel()
+            await asyncio.gather(*actors_, return_exceptions=True)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -322,8 +323,54 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                 note(f"idle setup: {type(exc).__name__}: {exc}")
                 return None
 
-    async def hold(client: Any, kind: str, auth: dict[str, str], view: dict[str, Any], heard: asyncio.Event,
+    async def act_now_and_then(mine: list[Any], heard_at: dict[int, list[Heard]], k: int, actors: int) -> None:
+        """One of the idle players that act: in turn at each of its tables, one action every ``pause`` s."""
+        await asyncio.sleep(pause * k / actors)  # the actors' actions spread over the pause
+        number = 0
+        while not done.is_set():
+            playing = [table for table in mine if table[1][1].get("status") not in ("finished", "cancelled")]
+            if not playing:
+                return
+            client, (auth, view) = playing[number % len(playing)]
+            number += 1
+            if not view["legal_actions"]:  # it acted before: its turn again once its bots have played?
+                again = await client.get(f"/api/v1/matches/{view['id']}", headers=auth)
+                if again.status_code == 200:
+                    view.update(again.json())
+                if not view["legal_actions"]:
+                    await asyncio.sleep(0.5)
+                    continue
+            heard = [h for h in heard_at[id(view)] if not h.gone]
+            for h in heard:
+                h.expect(view["seq"] + 1)
+            started = time.perf_counter()
+            act = await client.post(f"/api/v1/matches/{view['id']}/actions", headers=auth,
+                                    json={**view["legal_actions"][0], "expected_seq": view["seq"]})  # fmt: skip
+            answered = time.perf_counter()
+            if act.status_code != 200:
+                note(f"idle action: {act.status_code} {act.text[:200]}")
+                view["legal_actions"] = []
+                continue
+            view.update(act.json())
+            try:
+                await asyncio.wait_for(asyncio.gather(*(h.reached.wait() for h in heard if not h.gone)), 10)
+                last = max((h.at for h in heard if h.reached.is_set()), default=answered)
+                fanouts.append(max(0.0, last - answered))
+                fanouts_from_request.append(last - started)
+            except TimeoutError:
+                note("fan-out: not every subscriber heard the event within 10 s")
+            await asyncio.sleep(pause)
+
+    async def hold(client: Any, kind: str, auth: dict[str, str], view: dict[str, Any], heard: Heard,
                    start: float) -> None:  # fmt: skip
+        try:
+            await holding(client, kind, auth, view, heard, start)
+        finally:
+            heard.gone = True
+            heard.reached.set()
+
+    async def holding(client: Any, kind: str, auth: dict[str, str], view: dict[str, Any], heard: Heard,
+                      start: float) -> None:  # fmt: skip
         await asyncio.sleep(start)
         url = f"/api/v1/matches/{view['id']}"
         seq = view["seq"]
@@ -343,7 +390,7 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                                 counted = True
                             elif message["type"] == "event":
                                 seq = message["event"]["seq"]
-                                heard.set()
+                                heard.note(seq)
                             elif message["type"] == "error":
                                 note(f"idle socket: {message.get('problem', {}).get('code')}")
                                 return
@@ -365,7 +412,7 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                         async for line in answer.aiter_lines():
                             if line.startswith("id: "):
                                 seq = int(line[4:])
-                                heard.set()
+                                heard.note(seq)
                 else:
                     if not counted:
                         out["connected"] += 1
@@ -378,7 +425,7 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                     body = answer.json()
                     if body["seq"] > seq:
                         seq = body["seq"]
-                        heard.set()
+                        heard.note(seq)
                     if match_over("poll", body=body):
                         out["ended"] += 1
                         return
@@ -391,6 +438,8 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
     asyncio.run(main())
     out["fanouts"] = len(fanouts)
     out["fanout_ms"] = {p: round(1000 * percentile(fanouts, int(p[1:])), 1) for p in ("p50", "p99")}
+    out["fanout_from_request_ms"] = {p: round(1000 * percentile(fanouts_from_request, int(p[1:])), 1)
+                                     for p in ("p50", "p99")}  # fmt: skip
     queue.put(out)
 
 
@@ -427,7 +476,7 @@ def tree_rss_bytes(root: int) -> int:
 # -- the service --------------------------------------------------------------------------------
 
 
-def service_env(database: str, *, web_threads: int = 8, live_connections: int = 10) -> dict[str, str]:
+def service_env(database: str, *, web_threads: int = 2, live_connections: int = 10) -> dict[str, str]:
     """The environment of the service under test: the production settings, on ``database`` of the PostgreSQL
     at :data:`PG` and the Redis at :data:`REDIS_URL` (a Celery queue of the database's own)."""
     return {
@@ -454,7 +503,7 @@ def service_env(database: str, *, web_threads: int = 8, live_connections: int = 
 
 
 def start_service(env: dict[str, str], port: int, log: Any, *, server: str = "asgi", web_workers: int = 4,
-                  web_threads: int = 8, worker_nice: int = 10,
+                  web_threads: int = 2, worker_nice: int = 10,
                   celery_concurrency: int = 1) -> tuple[subprocess.Popen[bytes], subprocess.Popen[bytes]]:  # fmt: skip
     """Migrate the database, empty the queue, start a Celery worker and the web server (gunicorn, with
     ``gunicorn.conf.py``) on ``port``, and wait until it answers: (web, worker), for :func:`stop`."""
@@ -605,8 +654,9 @@ def main() -> None:
                         help="asgi: the production serving (gunicorn.conf.py); wsgi: gunicorn's gthread workers on "
                              "tute_api.wsgi, --web-threads each, to tell ASGI's cost from the views' (waits then hold "
                              "a thread: not with --idle)")
-    parser.add_argument("--web-threads", type=int, default=8,
-                        help="ASGI_THREADS: threads per worker for the waits' reads (default 8)")
+    parser.add_argument("--web-threads", type=int, default=2,
+                        help="ASGI_THREADS: threads per worker for the requests that do not wait and the waits' "
+                             "reads (default 2, as gunicorn.conf.py)")
     parser.add_argument("--idle", type=int, default=0,
                         help="idle connected clients beside the active ones: a third each SSE streams, long polls and "
                              "WebSockets (default 0)")
@@ -618,6 +668,10 @@ def main() -> None:
                         "window (default 25: the long polls' wait, so that they do not all come back at once)")
     parser.add_argument("--idle-per-player", type=int, default=8,
                         help="idle connections per idle player, all on its match (default 8)")
+    parser.add_argument("--fanout-actors", type=int, default=8,
+                        help="idle players acting at once, for the fan-out's figures (default 8)")
+    parser.add_argument("--fanout-pause", type=float, default=1.0,
+                        help="seconds each of them waits after an action's fan-out (default 1)")
     parser.add_argument(
         "--celery-concurrency", type=int, default=1,
         help="Celery worker processes (default 1: on a machine it shares with the web server, the bots' turns "
@@ -657,7 +711,7 @@ def main() -> None:
             idle_process = multiprocessing.get_context("fork").Process(
                 target=idle_clients_process,
                 args=(args.port, args.idle, args.idle_per_player, args.seconds + 600, idle_queue, ready,
-                      args.idle_ramp),
+                      args.idle_ramp, args.fanout_actors, args.fanout_pause),
             )
             idle_process.start()
             if not ready.wait(600):
@@ -820,7 +874,10 @@ def main() -> None:
                   f"match ended), {idle.get('errors')} errors; "
                   f"fan-out to {args.idle_per_player} "
                   f"subscribers of a match: p50 {idle.get('fanout_ms', {}).get('p50')} ms, p99 "
-                  f"{idle.get('fanout_ms', {}).get('p99')} ms ({idle.get('fanouts')} events); server memory "
+                  f"{idle.get('fanout_ms', {}).get('p99')} ms from the action's answer, p50 "
+                  f"{idle.get('fanout_from_request_ms', {}).get('p50')} ms, p99 "
+                  f"{idle.get('fanout_from_request_ms', {}).get('p99')} ms from its request ({idle.get('fanouts')} "
+                  f"events, {args.fanout_actors} players acting); server memory "
                   f"{idle['server_rss_mb_before']} MB before, {idle['server_rss_mb_with_idle']} MB with them: "
                   f"{idle['server_mb_per_1000_connections']} MB per 1,000 connections")  # fmt: skip
         if args.greedy:

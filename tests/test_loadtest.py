@@ -102,7 +102,8 @@ def test_clients_that_think_before_each_action_play_no_faster_than_they_think_be
     run = run_bounded(
         [sys.executable, "scripts/loadtest.py", "--clients", "2", "--seconds", "5", "--warmup", "1",
          "--think-ms", "200", "--port", str(services.free_port()), "--database", DATABASE, "--pgbench-seconds", "0",
-         "--idle", "24", "--idle-ramp", "2", "--web-workers", "1", "--json"],
+         "--idle", "24", "--idle-ramp", "2", "--web-workers", "1", "--fanout-actors", "3", "--fanout-pause", "0.2",
+         "--json"],
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     figures = json.loads(run.stdout)
@@ -110,7 +111,9 @@ def test_clients_that_think_before_each_action_play_no_faster_than_they_think_be
     assert figures["actions_per_second"] <= 2 / 0.2  # two clients, each pausing 0.2 s before every action
     idle = figures["idle"]  # three idle players, eight connections each: streams, long polls, sockets
     assert (idle["connected"], idle["streams"], idle["polls"], idle["sockets"]) == (24, 9, 9, 6), idle
-    assert idle["errors"] == 0 and idle["fanouts"] >= 1, idle
+    assert idle["errors"] == 0 and idle["fanouts"] >= 3, idle  # three of the idle players act, each now and then
+    # From the action's answer (its events committed) and from its request (its own latency too):
+    assert 0 <= idle["fanout_ms"]["p50"] <= idle["fanout_from_request_ms"]["p50"], idle
     assert 0 < figures["machine"]["idle_clients_share"] < 1
 
 
