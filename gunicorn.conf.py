@@ -26,7 +26,7 @@ timeout = 120
 graceful_timeout = 10
 # Two threads per process for the requests that do not wait (tute_api/threads.py reads it): with eight, the
 # threads of four processes fought over two cores and Python's lock; two gave 1.35x the actions per second
-# and 0.6x the POST's p99 of make loadtest, the web's CPU per action 0.75x (docs/performance.md).
+# and 0.57x the POST's p99 of make loadtest, the web's CPU per action 0.78x (medians: docs/performance.md).
 os.environ.setdefault("ASGI_THREADS", "2")
 os.environ.setdefault("DATABASE_POOL_SIZE", "6")  # the threads', and the event streams' sync steps
 # gunicorn 24+ opens a control socket under $HOME/.gunicorn/, which the image's user cannot write and
