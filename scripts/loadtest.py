@@ -354,7 +354,7 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
             view.update(act.json())
             try:
                 await asyncio.wait_for(asyncio.gather(*(h.reached.wait() for h in heard if not h.gone)), 10)
-                last = max((h.at for h in heard if h.reached.is_set()), default=answered)
+                last = max((h.at for h in heard if h.reached.is_set() and not h.gone), default=answered)
                 fanouts.append(max(0.0, last - answered))
                 fanouts_from_request.append(last - started)
             except TimeoutError:
