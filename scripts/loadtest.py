@@ -231,9 +231,10 @@ class Heard:
     """What one idle connection has heard of its match: the time it first reached the seq an action of
     its player is expected to have (:meth:`expect`, set before the action is sent)."""
 
-    def __init__(self) -> None:
+    def __init__(self, kind: str) -> None:
         import asyncio
 
+        self.kind = kind  # stream, poll or socket
         self.reached = asyncio.Event()
         self.target = 1 << 62
         self.at = 0.0
@@ -281,9 +282,9 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
             for client, (auth, view) in tables:
                 count = min(per_player, left)
                 left -= count
-                heard_at[id(view)] = [Heard() for _ in range(count)]
+                heard_at[id(view)] = [Heard(("stream", "poll", "socket")[k % 3]) for k in range(count)]
                 for k in range(count):
-                    kind = ("stream", "poll", "socket")[k % 3]
+                    kind = heard_at[id(view)][k].kind
                     start = random.uniform(0, ramp)  # players connect over the ramp, not in one instant
                     tasks.append(asyncio.create_task(hold(client, kind, auth, view, heard_at[id(view)][k], start)))
             await asyncio.sleep(ramp + 5)
@@ -358,7 +359,8 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                 fanouts.append(max(0.0, last - answered))
                 fanouts_from_request.append(last - started)
             except TimeoutError:
-                note("fan-out: not every subscriber heard the event within 10 s")
+                late = sorted(h.kind for h in heard if not h.reached.is_set())
+                note(f"fan-out: not every subscriber heard the event within 10 s (not: {', '.join(late)})")
             await asyncio.sleep(pause)
 
     async def hold(client: Any, kind: str, auth: dict[str, str], view: dict[str, Any], heard: Heard,
