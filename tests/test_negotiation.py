@@ -21,7 +21,7 @@ class Markdown(BaseRenderer):
 
 ACCEPTS = [None, "*/*", "application/json", "text/markdown", "application/json; indent=4", "text/*", "*/*;q=0.8",
            "text/html", "application/json, text/markdown"]  # fmt: skip
-QUERIES = ["", "after=3&wait=10", "format=md", "format=json", "x=format%3Dmd", "format="]
+QUERIES = ["", "after=3&wait=10", "format=md", "format=json", "x=format%3Dmd", "%66ormat=md", "format="]
 
 
 def _choice(negotiation: Any, request: Request, renderers: list[Any]) -> Any:
