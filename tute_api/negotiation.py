@@ -20,7 +20,7 @@ class ContentNegotiation(DefaultContentNegotiation):
         # and the Accept header (2.5% of a server process's samples under load, docs/performance.md).
         accept = request.META.get("HTTP_ACCEPT", "*/*")
         query = request.META.get("QUERY_STRING", "")
-        named = name and (f"{name}=" in query or "%" in query)  # (a name may come percent-encoded)
+        named = name and (name in query or "%" in query)  # (``?format`` alone, or a name percent-encoded)
         if not format_suffix and accept in ("*/*", renderers[0].media_type) and not named:
             return renderers[0], renderers[0].media_type
         if not format_suffix and name and request.query_params.get(name, None) == "":
