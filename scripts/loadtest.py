@@ -283,10 +283,9 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                 count = min(per_player, left)
                 left -= count
                 heard_at[id(view)] = [Heard(("stream", "poll", "socket")[k % 3]) for k in range(count)]
-                for k in range(count):
-                    kind = heard_at[id(view)][k].kind
+                for heard in heard_at[id(view)]:
                     start = random.uniform(0, ramp)  # players connect over the ramp, not in one instant
-                    tasks.append(asyncio.create_task(hold(client, kind, auth, view, heard_at[id(view)][k], start)))
+                    tasks.append(asyncio.create_task(hold(client, auth, view, heard, start)))
             await asyncio.sleep(ramp + 5)
             ready.set()
             # Fan-out: now and then an idle player acts (``actors`` of them at once, each every ``pause``
@@ -363,10 +362,10 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                 note(f"fan-out: not every subscriber heard the event within 10 s (not: {', '.join(late)})")
             await asyncio.sleep(pause)
 
-    async def hold(client: Any, kind: str, auth: dict[str, str], view: dict[str, Any], heard: Heard,
-                   start: float) -> None:  # fmt: skip
+    async def hold(client: Any, auth: dict[str, str], view: dict[str, Any], heard: Heard, start: float) -> None:
+        """One idle connection of ``heard.kind``, held (and opened again) until the run is done."""
         try:
-            await holding(client, kind, auth, view, heard, start)
+            await holding(client, heard.kind, auth, view, heard, start)
         finally:
             heard.gone = True
             heard.reached.set()
