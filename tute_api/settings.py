@@ -70,6 +70,11 @@ MATCH_LISTENERS = [
     "games.live.channels.match_news",
     "games.turns.dispatch.next_turn",
     "games.ladder.news.match_ended",
+]
+
+#: Who writes beside every change of a match, in its transaction (``games.matches.news``): the
+#: "your turn" message commits with the move that makes it, in no transaction of its own.
+MATCH_RECORDERS = [
     "games.lobby.news.your_turn",
 ]
 

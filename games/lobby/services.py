@@ -72,11 +72,13 @@ def _notify(player_ids: list[str]) -> None:
     transaction.on_commit(lambda: channels.publish(*names))
 
 
-def notices_add(notices: list[Notice]) -> None:
+def notices_add(notices: list[Notice], *, wake: bool = True) -> None:
     """Store messages of players' channels and wake their readers once the transaction commits (one
-    statement built once per count: a ``your_turn`` follows nearly every action)."""
+    statement built once per count: a ``your_turn`` follows nearly every action). ``wake=False``: the
+    caller's change wakes those channels itself."""
     rows.insert(Notice, notices)
-    _notify([str(n.player_id) for n in notices])
+    if wake:
+        _notify([str(n.player_id) for n in notices])
 
 
 # -- the queue ------------------------------------------------------------------------------------
@@ -186,11 +188,25 @@ def _seat(keys: list[str], bots: int, level: str, seats: int) -> Match | None:
             match = match_create(
                 player=host.player, variant=host.variant, options=host.options, seats=specs, rated=host.rated
             ).match
+            seated_at = timezone.now()
+            # Before the joins: the last one starts the match and may write a your_turn in this
+            # transaction (settings.MATCH_RECORDERS), which comes after "match ready".
+            notices_add(
+                [
+                    Notice(
+                        player_id=e.player_id,
+                        kind=NoticeKind.MATCH_READY,
+                        match_id=match.id,
+                        data={"seat": at[e.pk], "variant": match.variant},
+                        created_at=seated_at,
+                    )
+                    for e in group
+                ]
+            )
             for entry in group[1:]:
                 failed = entry
                 match_join(player=entry.player, match_id=match.id, invite_code=match.invite_code, seat=at[entry.pk])
             failed = None
-            seated_at = timezone.now()
             stamped = QueueEntry.objects.filter(pk__in=[e.pk for e in group], match__isnull=True).update(
                 match=match, seated_at=seated_at
             )
@@ -204,18 +220,6 @@ def _seat(keys: list[str], bots: int, level: str, seats: int) -> Match | None:
         QueueEntry.objects.filter(pk=gone.pk).delete()
         notices_add([Notice(player_id=gone.player_id, kind=NoticeKind.QUEUE_LEFT, data={"reason": "cannot_sit"})])
         return None
-    notices_add(
-        [
-            Notice(
-                player_id=e.player_id,
-                kind=NoticeKind.MATCH_READY,
-                match_id=match.id,
-                data={"seat": at[e.pk], "variant": match.variant},
-                created_at=seated_at,
-            )
-            for e in group
-        ]
-    )
     return match
 
 
@@ -264,23 +268,27 @@ def table_create(
 
 @transaction.atomic
 def table_sit(*, player: Player, match_id: UUID, seat: int | None = None) -> Membership:
-    """The player takes a free seat of an open table (the matches' join, without a code); the host is told."""
-    table = OpenTable.objects.select_related("match").filter(match_id=match_id).first()
-    if table is None:
+    """The player takes a free seat of an open table (the matches' join, without a code); the host is told.
+
+    The host's ``seat_taken`` is written before the join, which may start the match and write its first
+    ``your_turn`` in this transaction (``settings.MATCH_RECORDERS``): the messages come in that order. The
+    match is locked first, so that the seat the join takes (the one asked for, or the first open one, as
+    the join picks it) is the one the message names."""
+    table = OpenTable.objects.filter(match_id=match_id).first()
+    match = Match.objects.fetch(match_id, lock=True) if table is not None else None
+    if table is None or match is None:
         raise NotFound("No open table with that id.", code=ErrorCode.TABLE_NOT_FOUND)
-    membership = match_join(player=player, match_id=match_id, invite_code=table.match.invite_code, seat=seat)
-    match = membership.match
-    free = sum(1 for s in match.seating if s["kind"] == "open")
-    if match.status != MatchStatus.WAITING:
+    open_seats = [s["seat"] for s in match.seating if s["kind"] == "open"]
+    taking = seat if seat is not None else next(iter(open_seats), None)
+    if taking in open_seats:  # else the join refuses it, and this transaction writes nothing
+        told = Notice(
+            player_id=match.created_by_id,
+            kind=NoticeKind.SEAT_TAKEN,
+            match_id=match.id,
+            data={"seat": taking, "seats_free": len(open_seats) - 1},
+        )
+        notices_add([told])
+    membership = match_join(player=player, match_id=match_id, invite_code=match.invite_code, seat=taking)
+    if membership.match.status != MatchStatus.WAITING:
         table.delete()
-    notices_add(
-        [
-            Notice(
-                player_id=match.created_by_id,
-                kind=NoticeKind.SEAT_TAKEN,
-                match_id=match.id,
-                data={"seat": membership.seat, "seats_free": free},
-            )
-        ]
-    )
     return membership

@@ -1,13 +1,16 @@
-"""What follows a change of a match once it commits: the layers above are told.
+"""What goes with a change of a match: the layers above write beside it, then are told once it commits.
 
 The matches know nothing of who takes the next turn (:mod:`games.turns`) or of who waits for news
-(:mod:`games.live`): every change they record ends with :func:`announce`, which, once the transaction
-has committed (and after the answer is sent, in a request: ``tute_api.after_response``), hands a
-:class:`MatchNews` to each listener that ``settings.MATCH_LISTENERS`` names, in order. So the imports
-run one way, from those layers down to this one, as with Django's ``MIDDLEWARE``.
+(:mod:`games.live`): every change they record ends with :func:`announce`, which hands a
+:class:`MatchNews` first to each recorder that ``settings.MATCH_RECORDERS`` names, in the change's own
+transaction (what a recorder writes commits with the change or not at all, and costs no transaction of
+its own), then, once the transaction has committed (and after the answer is sent, in a request:
+``tute_api.after_response``), to each listener that ``settings.MATCH_LISTENERS`` names, in order. So the
+imports run one way, from those layers down to this one, as with Django's ``MIDDLEWARE``.
 
-A listener must not raise: a failure is logged and the next listener is still told. What it
-announces is in the database: waiters time out and read again, and the sweeps queue lost turns.
+A recorder's failure fails the change, as any write of its transaction would. A listener must not
+raise: a failure is logged and the next listener is still told. What it announces is in the database:
+waiters time out and read again, and the sweeps queue lost turns.
 """
 
 from __future__ import annotations
@@ -66,17 +69,23 @@ Listener = Callable[[MatchNews], None]
 
 
 @cache
-def _listeners(names: tuple[str, ...]) -> tuple[Listener, ...]:
+def _imported(names: tuple[str, ...]) -> tuple[Listener, ...]:
     return tuple(import_string(name) for name in names)
+
+
+def recorders() -> tuple[Listener, ...]:
+    """The recorders that ``settings.MATCH_RECORDERS`` names, imported once."""
+    return _imported(tuple(settings.MATCH_RECORDERS))
 
 
 def listeners() -> tuple[Listener, ...]:
     """The listeners that ``settings.MATCH_LISTENERS`` names, imported once."""
-    return _listeners(tuple(settings.MATCH_LISTENERS))
+    return _imported(tuple(settings.MATCH_LISTENERS))
 
 
 def announce(match: Match, *, moved: bool, mover: Mover | None = None) -> None:
-    """Tell every listener of the match as it stands, once the current transaction commits."""
+    """Hand the match as it stands to every recorder now, in the current transaction, and to every
+    listener once it commits."""
     turn = match.turn if match.status == MatchStatus.ACTIVE else None
     news = MatchNews(
         match_id=match.id,
@@ -87,6 +96,8 @@ def announce(match: Match, *, moved: bool, mover: Mover | None = None) -> None:
         moved=moved,
         mover=mover,
     )
+    for recorder in recorders():
+        recorder(news)
     on_commit_later(lambda: tell(news))
 
 
