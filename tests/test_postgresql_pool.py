@@ -29,6 +29,7 @@ def pooled() -> base.DatabaseWrapper:
     wrapper = base.DatabaseWrapper({**settings.DATABASES["default"], "OPTIONS": options, "CONN_MAX_AGE": 0,
                                     "CONN_HEALTH_CHECKS": True}, alias="pool_check_test")  # fmt: skip
     yield wrapper
+    wrapper.close()  # the connection a test's cursor took, given back
     wrapper.close_pool()
 
 
@@ -78,3 +79,40 @@ def test_the_connection_without_a_database_has_no_pool(pooled: base.DatabaseWrap
     """Django's connection to no database in particular (creating the test database) is never pooled."""
     wrapper = base.DatabaseWrapper(pooled.settings_dict, alias=NO_DB_ALIAS)
     assert wrapper.pool is None and NO_DB_ALIAS not in wrapper._connection_pools
+
+
+TIMESTAMPS = [
+    "2026-12-04 19:08:32.123456+00",
+    "2026-03-29 02:30:00+02",  # an offset, a daylight-saving date
+    "1999-12-31 23:59:59.999999-11:30",
+    "0001-01-01 00:00:00+00",
+    "9999-12-31 23:59:59.999999+00",
+]
+
+
+@pytest.mark.django_db
+def test_timestamps_are_read_by_psycopg_s_loader_as_django_s_reads_them(pooled: base.DatabaseWrapper) -> None:
+    """Django's own loader parses each value in Python; on a connection in UTC psycopg's (C) loader
+    gives the same values, in the same time zone, and Django registers no loader of its own per cursor."""
+    import datetime
+    import types
+
+    from django.db.backends.postgresql.psycopg_any import register_tzloader
+
+    query = "SELECT " + ", ".join(f"'{t}'::timestamptz" for t in TIMESTAMPS)
+    with pooled.cursor() as cursor:
+        cursor.execute(query)
+        ours = cursor.fetchone()
+        loader = cursor.cursor.adapters.get_loader(base._TIMESTAMPTZ, psycopg.pq.Format.TEXT)
+    assert loader is base.UtcTimestamptzLoader, "Django replaced the loader for this cursor"
+    with psycopg.connect(**{**pooled.get_connection_params(), "context": None}, autocommit=True) as plain:
+        plain.execute("SET TIME ZONE 'UTC'")
+        register_tzloader(datetime.UTC, plain)  # Django's own loader, as without this backend
+        django_s = plain.execute(query).fetchone()
+    assert ours == django_s and all(value.tzinfo is datetime.UTC for value in ours)
+    assert [value.isoformat() for value in ours] == [value.isoformat() for value in django_s]
+    if psycopg.pq.__impl__ == "binary":  # the C loader's own method loads each value, not Python code
+        with pooled.cursor() as cursor:
+            cursor.execute("SELECT now()")
+            used = cursor.cursor._tx.get_loader(base._TIMESTAMPTZ, psycopg.pq.Format.TEXT)
+        assert not isinstance(getattr(used.load, "__func__", None), types.FunctionType), used.load
