@@ -55,13 +55,15 @@ class _LocalSubscription:
         self.news.set()
 
     def wait(self, timeout: float) -> bool:
+        """Cleared only when it returns True (the caller reads next): news that lands as a wait times
+        out stays set for the next wait, instead of being cleared unread by this one."""
         if self.lost is not None and self.lost.is_set():
-            got = self.news.wait(min(timeout, FALLBACK_POLL_SECONDS))
+            got = self.news.wait(min(timeout, FALLBACK_POLL_SECONDS)) or timeout > FALLBACK_POLL_SECONDS
+        else:
+            got = self.news.wait(timeout)
+        if got:
             self.news.clear()
-            return got or timeout > FALLBACK_POLL_SECONDS  # "read again": news may have been missed
-        got = self.news.wait(timeout)
-        self.news.clear()
-        return got
+        return got  # with Redis away, True after the fallback's time too: "read again", news may be missed
 
 
 class AsyncSubscription:
@@ -84,12 +86,15 @@ class AsyncSubscription:
         """Sleep until news arrives (True) or ``timeout`` seconds pass (False), holding no thread; while
         Redis is away, at most :data:`FALLBACK_POLL_SECONDS` (True: read again, news may have been missed)."""
         fallback = self.lost is not None and self.lost.is_set()
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.news.wait(), min(timeout, FALLBACK_POLL_SECONDS) if fallback else timeout)
-            got = True
-        except TimeoutError:
-            got = fallback and timeout > FALLBACK_POLL_SECONDS
+        # The news may have landed as the wait timed out (wait_for yields to the loop while it cancels
+        # the inner wait, and the publisher's set may run then): it counts, and is cleared only when
+        # it is returned, so that no caller sleeps on news it never read (a stream's keep-alive reads
+        # nothing: it would then miss the event until the next one).
+        got = self.news.is_set()
         self.news.clear()
+        got = got or (fallback and timeout > FALLBACK_POLL_SECONDS)
         self.silent = self.silent and not got and not fallback
         return got
 

@@ -58,3 +58,50 @@ def test_the_local_broker_forgets_a_channel_when_its_last_waiter_leaves() -> Non
     with broker.subscribe("c"), broker.subscribe("c"):
         assert len(broker._subscribers["c"]) == 2
     assert "c" not in broker._subscribers
+
+
+class _NewsAsTheWaitTimesOut(threading.Event):
+    """A subscription's flag whose wait times out just as the news lands (the publisher's ``set`` comes
+    between the timeout and the waiter's next step)."""
+
+    def wait(self, timeout: float | None = None) -> bool:
+        super().wait(0)
+        self.set()
+        return False
+
+
+def test_news_that_lands_as_a_wait_times_out_wakes_the_next_wait() -> None:
+    """A stream's wait that times out sends a keep-alive and reads nothing: news cleared unread then
+    was missed until the match's next event (seen under load: a stream that heard nothing for 10 s)."""
+    broker = live.LocalBroker()
+    with broker.subscribe("c") as subscription:
+        subscription.news = _NewsAsTheWaitTimesOut()  # type: ignore[attr-defined]
+        assert subscription.wait(0.01) is False  # timed out: the caller sends a keep-alive
+        subscription.news.__class__ = threading.Event  # type: ignore[attr-defined]
+        assert subscription.wait(0.01) is True, "the news that landed at the timeout was lost"
+
+
+def test_news_that_lands_as_an_async_wait_times_out_is_not_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under ASGI, ``asyncio.wait_for`` yields to the loop while it cancels the timed-out wait, and the
+    publisher's ``set`` (``call_soon_threadsafe``) may run then: the wait must count that news."""
+    import asyncio
+
+    async def scenario() -> tuple[bool, bool]:
+        broker = live.LocalBroker()
+        real_wait_for = asyncio.wait_for
+        async with broker.asubscribe("c") as subscription:
+
+            async def times_out_as_news_lands(waiting: object, timeout: float) -> object:
+                waiting.close()  # type: ignore[attr-defined]
+                subscription.notify()  # queued on the loop, as from the Redis listener's thread
+                await asyncio.sleep(0)  # the loop runs it while the timed-out wait is cancelled
+                raise TimeoutError
+
+            monkeypatch.setattr(asyncio, "wait_for", times_out_as_news_lands)
+            first = await subscription.wait(0.01)
+            monkeypatch.setattr(asyncio, "wait_for", real_wait_for)
+            second = await subscription.wait(0.01)
+        return first, second
+
+    first, second = asyncio.run(scenario())
+    assert first or second, "the news that landed at the timeout was lost"
