@@ -239,12 +239,26 @@ class Heard:
         self.target = 1 << 62
         self.at = 0.0
         self.gone = False  # let go (its match over, or an error): nothing to wait for
+        self.opened = 0.0  # when its current connection (or request) opened: 0 between two of them
+        self.last = 0.0  # when it last heard anything: an event, a keep-alive, an answer
+        self.seq = 0  # the last seq it heard
+
+    def heard(self) -> None:
+        self.last = time.perf_counter()
+
+    def missed(self, since: float) -> str:
+        """Why it may not have heard what came at ``since``: its connection then, and what it heard last."""
+        now = time.perf_counter()
+        opened = f"opened {since - self.opened:.1f} s before" if self.opened else "between two connections"
+        return f"{self.kind} ({opened}, last heard {now - self.last:.1f} s ago, at seq {self.seq} of {self.target})"
 
     def expect(self, seq: int) -> None:
         self.target = seq
         self.reached.clear()
 
     def note(self, seq: int) -> None:
+        self.seq = seq
+        self.heard()
         if seq >= self.target and not self.reached.is_set():
             self.at = time.perf_counter()
             self.reached.set()
@@ -352,14 +366,21 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                 view["legal_actions"] = []
                 continue
             view.update(act.json())
+            # Tasks, each cancelled if it has not heard (a gather cancelled at the timeout or at the run's
+            # end left its CancelledError unretrieved: a traceback on stderr).
+            waiting = [asyncio.ensure_future(h.reached.wait()) for h in heard if not h.gone]
             try:
-                await asyncio.wait_for(asyncio.gather(*(h.reached.wait() for h in heard if not h.gone)), 10)
-                last = max((h.at for h in heard if h.reached.is_set() and not h.gone), default=answered)
+                await asyncio.wait(waiting, timeout=10) if waiting else None
+            finally:
+                for task in waiting:
+                    task.cancel()
+            late = sorted(h.missed(started) for h in heard if not h.reached.is_set())
+            if late:
+                note(f"fan-out: not every subscriber heard the event within 10 s (not: {'; '.join(late)})")
+            else:
+                last = max((h.at for h in heard if not h.gone), default=answered)
                 fanouts.append(max(0.0, last - answered))
                 fanouts_from_request.append(last - started)
-            except TimeoutError:
-                late = sorted(h.kind for h in heard if not h.reached.is_set())
-                note(f"fan-out: not every subscriber heard the event within 10 s (not: {', '.join(late)})")
             await asyncio.sleep(pause)
 
     async def hold(client: Any, auth: dict[str, str], view: dict[str, Any], heard: Heard, start: float) -> None:
@@ -384,7 +405,10 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                     async with connect(f"ws://{HOST}:{port}{url}/ws?after={seq}", additional_headers=auth,
                                        open_timeout=60, ping_interval=None) as socket:  # fmt: skip
                         async for frame in socket:
+                            heard.heard()
                             message = json.loads(frame)
+                            if message["type"] == "ready":
+                                heard.opened = time.perf_counter()
                             if message["type"] == "ready" and not counted:
                                 out["connected"] += 1
                                 out["sockets"] += 1
@@ -395,6 +419,7 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                             elif message["type"] == "error":
                                 note(f"idle socket: {message.get('problem', {}).get('code')}")
                                 return
+                    heard.opened = 0.0
                     if match_over("socket", close_code=socket.close_code):
                         out["ended"] += 1
                         return
@@ -410,16 +435,22 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                             out["connected"] += 1
                             out["streams"] += 1
                             counted = True
+                        heard.opened = time.perf_counter()
                         async for line in answer.aiter_lines():
+                            heard.heard()
                             if line.startswith("id: "):
                                 seq = int(line[4:])
                                 heard.note(seq)
+                    heard.opened = 0.0
                 else:
                     if not counted:
                         out["connected"] += 1
                         out["polls"] += 1
                         counted = True
+                    heard.opened = time.perf_counter()
                     answer = await client.get(f"{url}?after={seq}&wait=25", headers=auth)
+                    heard.opened = 0.0
+                    heard.heard()
                     if answer.status_code != 200:
                         note(f"idle long poll: {answer.status_code}")
                         return
@@ -433,6 +464,7 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001
+                heard.opened = 0.0
                 note(f"idle {kind}: {type(exc).__name__}: {exc}")
                 await asyncio.sleep(1)
 

@@ -115,6 +115,27 @@ def test_clients_that_think_before_each_action_play_no_faster_than_they_think_be
     # From the action's answer (its events committed) and from its request (its own latency too):
     assert 0 <= idle["fanout_ms"]["p50"] <= idle["fanout_from_request_ms"]["p50"], idle
     assert 0 < figures["machine"]["idle_clients_share"] < 1
+    assert "never retrieved" not in run.stderr and "Traceback" not in run.stderr, run.stderr
+
+
+def test_a_subscriber_that_missed_a_fan_out_says_what_it_had_heard() -> None:
+    """A fan-out not heard in time names each late connection's kind, how long it had been open, when it
+    last heard anything and the last seq it had, so that a stream alive with keep-alives but deaf to an
+    event (a lost wake) tells apart from one that was reconnecting."""
+    import asyncio
+
+    async def late() -> tuple[str, str]:
+        heard = _loadtest_module().Heard("stream")
+        heard.opened = time.perf_counter() - 30
+        heard.note(3)
+        heard.expect(5)
+        connected = heard.missed(time.perf_counter())
+        heard.opened = 0.0
+        return connected, heard.missed(time.perf_counter())
+
+    connected, between = asyncio.run(late())
+    assert connected.startswith("stream (opened 30.") and connected.endswith("at seq 3 of 5)"), connected
+    assert "last heard 0.0 s ago" in connected and "between two connections" in between, between
 
 
 def _loadtest_module() -> Any:
