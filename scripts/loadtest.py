@@ -272,7 +272,15 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                            "fanouts": 0, "ended": 0}  # fmt: skip
     fanouts: list[float] = []  # from the action's answer (its events committed) until every subscriber has it
     fanouts_from_request: list[float] = []  # from the action's request, its own latency included
+    lags: list[float] = []  # how late this process's event loop ran a callback due now: its own share of a fan-out
     done = asyncio.Event()
+
+    async def watch_the_loop() -> None:
+        """Every 100 ms, how late the loop woke: a fan-out is heard no sooner than this process reads it."""
+        while not done.is_set():
+            due = time.perf_counter() + 0.1
+            await asyncio.sleep(0.1)
+            lags.append(max(0.0, time.perf_counter() - due))
 
     async def main() -> None:
         import httpx
@@ -302,11 +310,13 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                     tasks.append(asyncio.create_task(hold(client, auth, view, heard, start)))
             await asyncio.sleep(ramp + 5)
             ready.set()
+            watching = asyncio.create_task(watch_the_loop())
             # Fan-out: now and then an idle player acts (``actors`` of them at once, each every ``pause``
             # seconds); every connection on its match must hear it.
             actors_ = [asyncio.create_task(act_now_and_then(tables[k::actors], heard_at, k, actors))
                        for k in range(min(actors, len(tables)))]  # fmt: skip
             await done.wait()
+            watching.cancel()
             for task in actors_:
                 task.cancel()
             await asyncio.gather(*actors_, return_exceptions=True)
@@ -469,11 +479,29 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
                 await asyncio.sleep(1)
 
     asyncio.run(main())
-    out["fanouts"] = len(fanouts)
-    out["fanout_ms"] = {p: round(1000 * percentile(fanouts, int(p[1:])), 1) for p in ("p50", "p99")}
-    out["fanout_from_request_ms"] = {p: round(1000 * percentile(fanouts_from_request, int(p[1:])), 1)
-                                     for p in ("p50", "p99")}  # fmt: skip
-    queue.put(out)
+    queue.put({**out, "fanouts": fanouts, "fanouts_from_request": fanouts_from_request, "lags": lags})
+
+
+def idle_figures(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The idle clients' processes' reports as one: counts added up, percentiles over all their values."""
+    counted = ("connected", "streams", "polls", "sockets", "errors", "ended")
+    merged: dict[str, Any] = {key: sum(r[key] for r in results) for key in counted}
+    merged["error_samples"] = [e for r in results for e in r["error_samples"]][:5]
+    fanouts = [x for r in results for x in r["fanouts"]]
+    from_request = [x for r in results for x in r["fanouts_from_request"]]
+    lags = [x for r in results for x in r["lags"]]
+    merged["fanouts"] = len(fanouts)
+    merged["fanout_ms"] = {p: round(1000 * percentile(fanouts, int(p[1:])), 1) for p in ("p50", "p99")}
+    merged["fanout_from_request_ms"] = {p: round(1000 * percentile(from_request, int(p[1:])), 1)
+                                        for p in ("p50", "p99")}  # fmt: skip
+    merged["client_loop_lag_ms"] = {p: round(1000 * percentile(lags, int(p[1:])), 1) for p in ("p50", "p99", "p100")}
+    merged["processes"] = len(results)
+    return merged
+
+
+def split(total: int, parts: int) -> list[int]:
+    """``total`` in ``parts`` shares that differ by one at most, the larger first."""
+    return [total // parts + (i < total % parts) for i in range(parts)]
 
 
 def _tree_stats(*roots: int) -> list[list[str]]:
@@ -705,6 +733,8 @@ def main() -> None:
                         help="idle players acting at once, for the fan-out's figures (default 8)")
     parser.add_argument("--fanout-pause", type=float, default=1.0,
                         help="seconds each of them waits after an action's fan-out (default 1)")
+    parser.add_argument("--idle-processes", type=int, default=4,
+                        help="processes that hold the idle connections, split by player (default 4)")
     parser.add_argument(
         "--celery-concurrency", type=int, default=1,
         help="Celery worker processes (default 1: on a machine it shares with the web server, the bots' turns "
@@ -737,18 +767,31 @@ def main() -> None:
                                     celery_concurrency=args.celery_concurrency)  # fmt: skip
         idle_result: Any = None
         idle_queue: Any = multiprocessing.get_context("fork").Queue()
-        idle_process = None
+        idle_processes = []
         rss_base = tree_rss_bytes(web.pid)
         if args.idle:
-            ready = multiprocessing.get_context("fork").Event()
-            idle_process = multiprocessing.get_context("fork").Process(
-                target=idle_clients_process,
-                args=(args.port, args.idle, args.idle_per_player, args.seconds + 600, idle_queue, ready,
-                      args.idle_ramp, args.fanout_actors, args.fanout_pause),
-            )
-            idle_process.start()
-            if not ready.wait(600):
-                raise SystemExit("loadtest: the idle clients did not connect within 600 s")
+            # Split by players (each player's connections in one process), the actors with them: one
+            # process's event loop for 5,000 connections ran up to seconds late on the saturated box, and
+            # the fan-out it measured was then its own lateness.
+            players = math.ceil(args.idle / args.idle_per_player)
+            shares = [n for n in split(players, max(1, min(args.idle_processes, players))) if n]
+            actors = split(args.fanout_actors, len(shares))
+            readies, left = [], args.idle
+            for share, acting in zip(shares, actors, strict=True):
+                connections = min(left, share * args.idle_per_player)
+                left -= connections
+                ready = multiprocessing.get_context("fork").Event()
+                process = multiprocessing.get_context("fork").Process(
+                    target=idle_clients_process,
+                    args=(args.port, connections, args.idle_per_player, args.seconds + 600, idle_queue, ready,
+                          args.idle_ramp, acting, args.fanout_pause),
+                )
+                process.start()
+                idle_processes.append(process)
+                readies.append(ready)
+            for ready in readies:
+                if not ready.wait(600):
+                    raise SystemExit("loadtest: the idle clients did not connect within 600 s")
         rss_idle = tree_rss_bytes(web.pid)
         greedy_process_ = None
         if args.greedy:
@@ -782,7 +825,7 @@ def main() -> None:
             seed += threads
         time.sleep(max(0.0, args.warmup - (time.monotonic() - start)))
         clients = [p.pid for p in processes if p.pid is not None]
-        others = [p.pid for p in (idle_process, greedy_process_) if p is not None and p.pid is not None]
+        others = [p.pid for p in (*idle_processes, greedy_process_) if p is not None and p.pid is not None]
         cpu_before = (tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid), machine_cpu_seconds(),
                       tree_cpu_seconds(*clients), tree_cpu_seconds(*others) if others else 0.0)  # fmt: skip
         time.sleep(max(0.0, deadline - time.monotonic()))
@@ -791,10 +834,12 @@ def main() -> None:
         results = [r for _ in processes for r in queue.get(timeout=args.seconds + 120)]
         for process in processes:
             process.join(30)
-        if idle_process is not None:
-            os.kill(idle_process.pid, signal.SIGUSR1)  # done: report
-            idle_result = idle_queue.get(timeout=120)
-            idle_process.join(30)
+        for process in idle_processes:
+            os.kill(process.pid, signal.SIGUSR1)  # done: report
+        if idle_processes:
+            idle_result = idle_figures([idle_queue.get(timeout=120) for _ in idle_processes])
+        for process in idle_processes:
+            process.join(30)
         greedy_result = None
         if greedy_process_ is not None:
             os.kill(greedy_process_.pid, signal.SIGUSR1)
@@ -902,7 +947,9 @@ def main() -> None:
         print(f"  errors: {len(errors)}")
         if args.idle:
             idle = figures["idle"]
-            print(f"  idle: {idle.get('connected')} connected ({idle.get('streams')} streams, "
+            lag = idle.get("client_loop_lag_ms", {})
+            print(f"  idle: {idle.get('connected')} connected by {idle.get('processes')} processes "
+                  f"({idle.get('streams')} streams, "
                   f"{idle.get('polls')} long polls, {idle.get('sockets')} sockets; {idle.get('ended')} let go as their "
                   f"match ended), {idle.get('errors')} errors; "
                   f"fan-out to {args.idle_per_player} "
@@ -910,7 +957,8 @@ def main() -> None:
                   f"{idle.get('fanout_ms', {}).get('p99')} ms from the action's answer, p50 "
                   f"{idle.get('fanout_from_request_ms', {}).get('p50')} ms, p99 "
                   f"{idle.get('fanout_from_request_ms', {}).get('p99')} ms from its request ({idle.get('fanouts')} "
-                  f"events, {args.fanout_actors} players acting); server memory "
+                  f"events, {args.fanout_actors} players acting; the idle clients' own event loop late by p50 "
+                  f"{lag.get('p50')} ms, p99 {lag.get('p99')} ms, at most {lag.get('p100')} ms); server memory "
                   f"{idle['server_rss_mb_before']} MB before, {idle['server_rss_mb_with_idle']} MB with them: "
                   f"{idle['server_mb_per_1000_connections']} MB per 1,000 connections")  # fmt: skip
         if args.greedy:

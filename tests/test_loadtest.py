@@ -112,10 +112,29 @@ def test_clients_that_think_before_each_action_play_no_faster_than_they_think_be
     idle = figures["idle"]  # three idle players, eight connections each: streams, long polls, sockets
     assert (idle["connected"], idle["streams"], idle["polls"], idle["sockets"]) == (24, 9, 9, 6), idle
     assert idle["errors"] == 0 and idle["fanouts"] >= 3, idle  # three of the idle players act, each now and then
+    assert idle["processes"] == 3, idle  # one per player here (at most --idle-processes, 4)
+    assert 0 <= idle["client_loop_lag_ms"]["p50"] <= idle["client_loop_lag_ms"]["p100"], idle
     # From the action's answer (its events committed) and from its request (its own latency too):
     assert 0 <= idle["fanout_ms"]["p50"] <= idle["fanout_from_request_ms"]["p50"], idle
     assert 0 < figures["machine"]["idle_clients_share"] < 1
     assert "never retrieved" not in run.stderr and "Traceback" not in run.stderr, run.stderr
+
+
+def test_the_idle_clients_processes_report_as_one() -> None:
+    """Counts add up and percentiles are taken over every process's values, not averaged."""
+    module = _loadtest_module()
+    assert module.split(10, 4) == [3, 3, 2, 2] and module.split(2, 3) == [1, 1, 0]
+
+    def report(fanouts: list[float], errors: int) -> dict[str, Any]:
+        return {"connected": 8, "streams": 3, "polls": 3, "sockets": 2, "errors": errors, "ended": 0,
+                "error_samples": [f"e{n}" for n in range(errors)], "fanouts": fanouts,
+                "fanouts_from_request": [x + 0.1 for x in fanouts], "lags": [0.001] * 9 + [2.0]}  # fmt: skip
+
+    merged = module.idle_figures([report([0.1] * 98, 4), report([5.0] * 2, 3)])
+    assert (merged["connected"], merged["streams"], merged["errors"], merged["processes"]) == (16, 6, 7, 2)
+    assert merged["error_samples"] == ["e0", "e1", "e2", "e3", "e0"] and merged["fanouts"] == 100
+    assert merged["fanout_ms"] == {"p50": 100.0, "p99": 5000.0}  # the slow process's two are the p99
+    assert merged["client_loop_lag_ms"] == {"p50": 1.0, "p99": 2000.0, "p100": 2000.0}
 
 
 def test_a_subscriber_that_missed_a_fan_out_says_what_it_had_heard() -> None:
