@@ -117,15 +117,15 @@ async def _awaited(
     once, in one thread, and answers there when the news is the one awaited."""
     try:
         deadline = time.monotonic() + waiting.timeout
-        if ready is None and (answer := await in_thread(waiting.answer_if_ready)()) is not None:
+        if ready is None and (answer := await in_thread(waiting.answer_if_ready, news=True)()) is not None:
             return answer
         while not shutdown.draining() and (left := deadline - time.monotonic()) > 0:
             woken = await subscription.wait(left) and not shutdown.draining()
-            if woken and (answer := await in_thread(waiting.answer_if_ready)()) is not None:
+            if woken and (answer := await in_thread(waiting.answer_if_ready, news=True)()) is not None:
                 return answer
         if ready is False and subscription.silent:  # nothing published since before the view's read
-            return await in_thread(waiting.answer_unchanged)()
-        return await in_thread(waiting.answer)()
+            return await in_thread(waiting.answer_unchanged, news=True)()
+        return await in_thread(waiting.answer, news=True)()
     finally:
         for release in waiting.release:
             release()

@@ -335,7 +335,7 @@ class MatchSocket(AuthenticatedSocket):
         async with self.reading:
             while not self.closed:
                 try:
-                    read = await in_thread(self._read)()
+                    read = await in_thread(self._read, news=True)()
                 except Exception:
                     logger.exception("A socket on match %s could not read its events", self.match_id)
                     await self._refuse(unavailable())

@@ -133,7 +133,7 @@ async def asse_stream(
             news = True
             while True:
                 if news:
-                    items, again, done = await in_thread(read)(after)
+                    items, again, done = await in_thread(read, news=True)(after)
                     for after, text in items:  # noqa: B007 - after: the last id sent
                         yield text
                     if again:

@@ -74,7 +74,7 @@ class NoticeSocket(AuthenticatedSocket):
         async with channels.asubscribe(channels.player_channel(player.pk)) as subscription:
             while not self.closed:
                 try:
-                    rows = await in_thread(self._read)(player)
+                    rows = await in_thread(self._read, news=True)(player)
                 except Exception:
                     logger.exception("A player's socket could not read its messages")
                     await self._refuse(unavailable())
