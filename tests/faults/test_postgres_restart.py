@@ -15,7 +15,7 @@ import pytest
 
 from tests.faults.play import Player, assert_log_gapless_and_acknowledged
 from tests.faults.services import Postgres, Redis
-from tests.faults.stack import Stack
+from tests.faults.stack import Answer, Stack
 
 OUTAGE_SECONDS = 6.0
 SWEEPS = ("games.tasks.sweep_bot_turns", "games.tasks.sweep_webhook_turns", "rooms.tasks.sweep_presence")
@@ -69,11 +69,17 @@ def test_the_worker_heals_and_requests_fail_fast_while_postgresql_restarts(stack
     # The first action after the return (its 503 twin during the outage changed nothing). Of the two
     # web processes, one whose pool has not reconnected yet (it tries every second) may still answer
     # 503: a client told to retry does, and the 503s after the return are counted below.
-    view = ana.wait_for_turn(match_id, 30)
-    answer = ana.act(match_id, view)
-    while answer.status == 503 and time.monotonic() - back < RECOVERY_BOUND:
-        time.sleep(0.2)
+    # So may the other process for a while after this one has: each action is retried so (seen once in
+    # CI, the second action after the return: 503 from the process whose pool had not reconnected yet).
+    def act_as_a_client_would(view: dict) -> Answer:
         answer = ana.act(match_id, view)
+        while answer.status == 503 and time.monotonic() - back < RECOVERY_BOUND:
+            time.sleep(0.2)
+            answer = ana.act(match_id, view)
+        return answer
+
+    view = ana.wait_for_turn(match_id, 30)
+    answer = act_as_a_client_would(view)
     assert answer.status == 200, answer
     view = ana.wait_for_turn(match_id, RECOVERY_BOUND)  # the worker played the bot's turn
     recovered = time.monotonic() - back
@@ -81,7 +87,7 @@ def test_the_worker_heals_and_requests_fail_fast_while_postgresql_restarts(stack
     for _ in range(6):
         if view["status"] != "active":
             break
-        assert ana.act(match_id, view).status == 200
+        assert act_as_a_client_would(view).status == 200
         view = ana.wait_for_turn(match_id, RECOVERY_BOUND)
     health = stack.worker_health()
     assert health.returncode == 0, health.stderr
