@@ -46,7 +46,7 @@ class LanePool:
         self._threads, self._name = threads, name
         self._lanes: tuple[deque[tuple[Future[Any], Callable[[], Any]]], ...] = (deque(), deque())
         self._ready = threading.Condition(threading.Lock())
-        self._started: list[threading.Thread] = []
+        self._started = 0  # threads started
         self._idle = 0
         self._busy = 0
         self._exiting = False
@@ -58,10 +58,9 @@ class LanePool:
             self._lanes[0 if first else 1].append((future, call))
             # More queued than idle threads to take it (a thread woken but not yet back counts as idle):
             # one more thread, up to the pool's size.
-            if len(self._lanes[0]) + len(self._lanes[1]) > self._idle and len(self._started) < self._threads:
-                thread = threading.Thread(target=self._work, name=f"{self._name}_{len(self._started)}", daemon=True)
-                self._started.append(thread)
-                thread.start()
+            if len(self._lanes[0]) + len(self._lanes[1]) > self._idle and self._started < self._threads:
+                threading.Thread(target=self._work, name=f"{self._name}_{self._started}", daemon=True).start()
+                self._started += 1
             if self._idle:
                 self._ready.notify()
         return future
