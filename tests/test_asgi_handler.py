@@ -242,3 +242,35 @@ def test_only_the_api_waits_under_the_asgi_handler(handlers: list[str]) -> None:
     """The admin's pages use sessions, which the event loop must not save: they never take the waiting path."""
     asyncio.run(_call(asgi.application, "GET", "/admin/login/", query=b"wait=5"))
     assert handlers == ["WSGIHandler"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_api_skips_the_admins_session_user_messages_and_csrf_cookie(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request to the versioned API builds no session store, lazy user or message stores, on either of
+    the service's handlers (tute_api/stock_middleware.py); the admin's pages and the docs keep them."""
+    from django.contrib.auth.middleware import AuthenticationMiddleware
+    from django.contrib.messages.middleware import MessageMiddleware
+    from django.contrib.sessions.middleware import SessionMiddleware
+    from django.middleware.csrf import CsrfViewMiddleware
+
+    steps: list[str] = []
+    for middleware in (SessionMiddleware, AuthenticationMiddleware, MessageMiddleware, CsrfViewMiddleware):
+        for step in ("process_request", "process_response"):
+            if hasattr(middleware, step):
+                original = getattr(middleware, step)
+
+                def counted(self: Any, *args: Any, _original: Any = original, _name: str = step) -> Any:
+                    steps.append(f"{type(self).__name__}.{_name}")
+                    return _original(self, *args)
+
+                monkeypatch.setattr(middleware, step, counted)
+    match = "/api/v1/matches/00000000-0000-0000-0000-000000000000"
+    for path in ("/api/v1/variants/", match, f"{match}/stream"):  # the WSGI bridge, the ASGI handler
+        sent = asyncio.run(_call(asgi.application, "GET", path))
+        assert sent[0]["status"] in (200, 401) and steps == [], (path, steps)
+    sent = asyncio.run(_call(asgi.application, "GET", "/admin/login/"))
+    assert sent[0]["status"] == 200
+    assert any(name == b"set-cookie" and value.startswith(b"csrftoken=") for name, value in sent[0]["headers"])
+    assert {f"{name}.process_request" for name in ("SessionMiddleware", "AuthenticationMiddleware", "MessageMiddleware",
+            "CsrfViewMiddleware")} <= set(steps), steps  # fmt: skip
+    assert {"SessionMiddleware.process_response", "MessageMiddleware.process_response"} <= set(steps), steps

@@ -29,7 +29,6 @@ from asgiref.wsgi import WsgiToAsgiInstance  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.core.handlers.asgi import ASGIHandler  # noqa: E402
-from django.core.handlers.wsgi import WSGIHandler  # noqa: E402
 from django.http import HttpResponseBase  # noqa: E402
 from django.utils.cache import patch_vary_headers  # noqa: E402
 
@@ -188,7 +187,7 @@ def _answer_messages(answer: Any, waiting: HttpResponseBase) -> list[dict[str, A
     ]
 
 
-class Handler(ASGIHandler):
+class Handler(stock_middleware.Swapping, ASGIHandler):
     """Django's ASGI handler for the event streams, which get no thread of its own; the other requests
     go to Django's WSGI handler (:class:`_Request`, :class:`_LongPoll`).
 
@@ -210,16 +209,6 @@ class Handler(ASGIHandler):
         else:
             await super().__call__(scope, receive, send)
 
-    def load_middleware(self, is_async: bool = False) -> None:
-        """``settings.MIDDLEWARE``, Django's own in versions whose hooks run in the event loop
-        (``tute_api/stock_middleware.py``; the settings keep Django's names, which ``check --deploy`` reads)."""
-        configured = settings.MIDDLEWARE
-        settings.MIDDLEWARE = stock_middleware.for_the_event_loop(configured)
-        try:
-            super().load_middleware(is_async)
-        finally:
-            settings.MIDDLEWARE = configured
-
     def resolve_request(self, request: Any) -> Any:
         """A view that waits as a coroutine (``games.live.deferred``) gives this handler its coroutine."""
         match = super().resolve_request(request)
@@ -227,7 +216,7 @@ class Handler(ASGIHandler):
         return match
 
 
-_wsgi = WSGIHandler()
+_wsgi = stock_middleware.WSGIHandler()
 django_application: Any = Handler()
 if settings.DEBUG:  # make run: the static files (admin, Swagger UI) from the apps, as runserver did
     from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler

@@ -1,9 +1,13 @@
-"""WSGI entry point (``gunicorn tute_api.wsgi``)."""
+"""WSGI entry point (``gunicorn tute_api.wsgi``): Django's WSGI handler with the service's versions of
+Django's middlewares (``tute_api/stock_middleware.py``), as ``tute_api.asgi`` runs its requests."""
 
 import os
 
-from django.core.wsgi import get_wsgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tute_api.settings")
+django.setup(set_prefix=False)
 
-application = get_wsgi_application()
+from tute_api.stock_middleware import WSGIHandler  # noqa: E402
+
+application = WSGIHandler()
