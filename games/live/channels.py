@@ -86,12 +86,15 @@ class AsyncSubscription:
         """Sleep until news arrives (True) or ``timeout`` seconds pass (False), holding no thread; while
         Redis is away, at most :data:`FALLBACK_POLL_SECONDS` (True: read again, news may have been missed)."""
         fallback = self.lost is not None and self.lost.is_set()
+        # (A timeout of the waiting task itself, not wait_for's task of its own for each wait: one task
+        # fewer kept by each waiting connection, and built for each wait.)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.news.wait(), min(timeout, FALLBACK_POLL_SECONDS) if fallback else timeout)
-        # The news may have landed as the wait timed out (wait_for yields to the loop while it cancels
-        # the inner wait, and the publisher's set may run then): it counts, and is cleared only when
-        # it is returned, so that no caller sleeps on news it never read (a stream's keep-alive reads
-        # nothing: it would then miss the event until the next one).
+            async with asyncio.timeout(min(timeout, FALLBACK_POLL_SECONDS) if fallback else timeout):
+                await self.news.wait()
+        # The news may have landed as the wait timed out (the publisher's set may run between the
+        # timeout and this line): it counts, and is cleared only when it is returned, so that no caller
+        # sleeps on news it never read (a stream's keep-alive reads nothing: it would then miss the
+        # event until the next one).
         got = self.news.is_set()
         self.news.clear()
         got = got or (fallback and timeout > FALLBACK_POLL_SECONDS)

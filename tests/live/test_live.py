@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from django.test import override_settings
@@ -82,24 +82,26 @@ def test_news_that_lands_as_a_wait_times_out_wakes_the_next_wait() -> None:
 
 
 def test_news_that_lands_as_an_async_wait_times_out_is_not_lost(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Under ASGI, ``asyncio.wait_for`` yields to the loop while it cancels the timed-out wait, and the
-    publisher's ``set`` (``call_soon_threadsafe``) may run then: the wait must count that news."""
+    """Under ASGI the publisher's ``set`` (``call_soon_threadsafe``, from the Redis listener's thread) may
+    run on the loop as the wait's timeout fires, before the waiter reads its flag: that news counts."""
     import asyncio
+    import contextlib
 
     async def scenario() -> tuple[bool, bool]:
         broker = live.LocalBroker()
-        real_wait_for = asyncio.wait_for
+        real_timeout = asyncio.timeout
         async with broker.asubscribe("c") as subscription:
 
-            async def times_out_as_news_lands(waiting: object, timeout: float) -> object:
-                waiting.close()  # type: ignore[attr-defined]
+            @contextlib.asynccontextmanager
+            async def times_out_as_news_lands(delay: float) -> AsyncIterator[None]:
                 subscription.notify()  # queued on the loop, as from the Redis listener's thread
-                await asyncio.sleep(0)  # the loop runs it while the timed-out wait is cancelled
+                await asyncio.sleep(0)  # and run, as the timeout fires
                 raise TimeoutError
+                yield  # (never: the wait timed out)
 
-            monkeypatch.setattr(asyncio, "wait_for", times_out_as_news_lands)
+            monkeypatch.setattr(asyncio, "timeout", times_out_as_news_lands)
             first = await subscription.wait(0.01)
-            monkeypatch.setattr(asyncio, "wait_for", real_wait_for)
+            monkeypatch.setattr(asyncio, "timeout", real_timeout)
             second = await subscription.wait(0.01)
         return first, second
 
