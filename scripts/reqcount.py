@@ -5,7 +5,7 @@ not move (docs/performance.md).
     make reqcount                                      # 200 steps of "action", under valgrind
     make reqcount REQCOUNT_ARGS="--kind get --steps 300 --json"
 
-The requests go straight to Django's WSGI handler in this process (the middleware, DRF, the service, the
+The requests go straight to the service's WSGI handler in this process (the middleware, DRF, the service, the
 queries to PostgreSQL and the publishes to Redis of the production settings; no HTTP server), so that
 ``valgrind --tool=callgrind`` counts what the application does and nothing of the server's or a client's.
 The kinds: ``get`` (a player's ``GET`` of a match against three level-1 bots) and ``action`` (a player's
@@ -47,15 +47,15 @@ WARMUP_STEPS = 50
 
 
 class Harness:
-    """One player's requests through Django's WSGI handler, in this process."""
+    """One player's requests through the service's WSGI handler, in this process."""
 
     def __init__(self) -> None:
         import django
 
         django.setup()
-        from django.core.handlers.wsgi import WSGIHandler
+        from tute_api.stock_middleware import WSGIHandler
 
-        self.app = WSGIHandler()
+        self.app = WSGIHandler()  # the service's, as tute_api.asgi runs a request
         self.token: str | None = None
         self.seeds = iter(range(1, 1_000_000))
         status, player = self.call("POST", "/api/v1/players/", {"username": f"count-{secrets.token_hex(4)}"})
