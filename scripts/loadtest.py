@@ -214,6 +214,11 @@ def greedy_process(port: int, waits: int, queue: Any, ready: Any) -> None:
 # -- the idle clients: one asyncio process, no thread per connection ------------------------------
 
 
+#: The close code of a socket that lived ``STREAM_MAX_SECONDS`` (games/live/sockets.py): reconnect with
+#: ``?after=`` the last seq, as docs/clients.md tells a client.
+SOCKET_LIFETIME = 4000
+
+
 def match_over(
     kind: str, *, status: int = 200, body: dict[str, Any] | None = None, close_code: int | None = None
 ) -> bool:
@@ -269,7 +274,7 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
     import asyncio
 
     out: dict[str, Any] = {"connected": 0, "streams": 0, "polls": 0, "sockets": 0, "errors": 0, "error_samples": [],
-                           "fanouts": 0, "ended": 0}  # fmt: skip
+                           "fanouts": 0, "ended": 0, "renewed": 0}  # fmt: skip
     fanouts: list[float] = []  # from the action's answer (its events committed) until every subscriber has it
     fanouts_from_request: list[float] = []  # from the action's request, its own latency included
     lags: list[float] = []  # how late this process's event loop ran a callback due now: its own share of a fan-out
@@ -411,24 +416,30 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
             try:
                 if kind == "socket":
                     from websockets.asyncio.client import connect
+                    from websockets.exceptions import ConnectionClosed
 
                     async with connect(f"ws://{HOST}:{port}{url}/ws?after={seq}", additional_headers=auth,
                                        open_timeout=60, ping_interval=None) as socket:  # fmt: skip
-                        async for frame in socket:
-                            heard.heard()
-                            message = json.loads(frame)
-                            if message["type"] == "ready":
-                                heard.opened = time.perf_counter()
-                            if message["type"] == "ready" and not counted:
-                                out["connected"] += 1
-                                out["sockets"] += 1
-                                counted = True
-                            elif message["type"] == "event":
-                                seq = message["event"]["seq"]
-                                heard.note(seq)
-                            elif message["type"] == "error":
-                                note(f"idle socket: {message.get('problem', {}).get('code')}")
-                                return
+                        try:
+                            async for frame in socket:
+                                heard.heard()
+                                message = json.loads(frame)
+                                if message["type"] == "ready":
+                                    heard.opened = time.perf_counter()
+                                if message["type"] == "ready" and not counted:
+                                    out["connected"] += 1
+                                    out["sockets"] += 1
+                                    counted = True
+                                elif message["type"] == "event":
+                                    seq = message["event"]["seq"]
+                                    heard.note(seq)
+                                elif message["type"] == "error":
+                                    note(f"idle socket: {message.get('problem', {}).get('code')}")
+                                    return
+                        except ConnectionClosed as closed:
+                            if closed.rcvd is None or closed.rcvd.code != SOCKET_LIFETIME:
+                                raise
+                            out["renewed"] += 1  # as a client does: again from its last seq
                     heard.opened = 0.0
                     if match_over("socket", close_code=socket.close_code):
                         out["ended"] += 1
@@ -484,7 +495,7 @@ def idle_clients_process(port: int, total: int, per_player: int, lifetime: float
 
 def idle_figures(results: list[dict[str, Any]]) -> dict[str, Any]:
     """The idle clients' processes' reports as one: counts added up, percentiles over all their values."""
-    counted = ("connected", "streams", "polls", "sockets", "errors", "ended")
+    counted = ("connected", "streams", "polls", "sockets", "errors", "ended", "renewed")
     merged: dict[str, Any] = {key: sum(r[key] for r in results) for key in counted}
     merged["error_samples"] = [e for r in results for e in r["error_samples"]][:5]
     fanouts = [x for r in results for x in r["fanouts"]]
@@ -951,7 +962,8 @@ def main() -> None:
             print(f"  idle: {idle.get('connected')} connected by {idle.get('processes')} processes "
                   f"({idle.get('streams')} streams, "
                   f"{idle.get('polls')} long polls, {idle.get('sockets')} sockets; {idle.get('ended')} let go as their "
-                  f"match ended), {idle.get('errors')} errors; "
+                  f"match ended, {idle.get('renewed')} sockets opened again at their lifetime), "
+                  f"{idle.get('errors')} errors; "
                   f"fan-out to {args.idle_per_player} "
                   f"subscribers of a match: p50 {idle.get('fanout_ms', {}).get('p50')} ms, p99 "
                   f"{idle.get('fanout_ms', {}).get('p99')} ms from the action's answer, p50 "
