@@ -65,3 +65,17 @@ def test_the_waits_and_the_actions_resolve_past_few_patterns(path: str) -> None:
     from django.urls import resolve
 
     assert len(resolve(path).tried) < 20
+
+
+def test_no_two_api_routes_match_one_path() -> None:
+    """The API's routes are one list in the order that suits the waits (tute_api/urls.py): that order must
+    not decide which view answers a path."""
+    import re
+
+    from tute_api.urls import api_v1_urlpatterns
+
+    samples = {"uuid": "0b9d6c8e-5a53-4f0e-9a36-2f1d7c4e8a11", "str": "clasico", "int": "7"}
+    for route in api_v1_urlpatterns:
+        path = re.sub(r"<(\w+):\w+>", lambda m: samples[m.group(1)], str(route.pattern))  # type: ignore[attr-defined]
+        matching = [other.name for other in api_v1_urlpatterns if other.resolve(path)]  # type: ignore[attr-defined]
+        assert matching == [route.name], (path, matching)  # type: ignore[attr-defined]
