@@ -132,12 +132,13 @@ def test_the_idle_clients_processes_report_as_one() -> None:
     assert module.split(10, 4) == [3, 3, 2, 2] and module.split(2, 3) == [1, 1, 0]
 
     def report(fanouts: list[float], errors: int) -> dict[str, Any]:
-        return {"connected": 8, "streams": 3, "polls": 3, "sockets": 2, "errors": errors, "ended": 0,
+        return {"connected": 8, "streams": 3, "polls": 3, "sockets": 2, "errors": errors, "ended": 0, "renewed": 1,
                 "error_samples": [f"e{n}" for n in range(errors)], "fanouts": fanouts,
                 "fanouts_from_request": [x + 0.1 for x in fanouts], "lags": [0.001] * 9 + [2.0]}  # fmt: skip
 
     merged = module.idle_figures([report([0.1] * 98, 4), report([5.0] * 2, 3)])
     assert (merged["connected"], merged["streams"], merged["errors"], merged["processes"]) == (16, 6, 7, 2)
+    assert merged["renewed"] == 2
     assert merged["error_samples"] == ["e0", "e1", "e2", "e3", "e0"] and merged["fanouts"] == 100
     assert merged["fanout_ms"] == {"p50": 100.0, "p99": 5000.0}  # the slow process's two are the p99
     assert merged["client_loop_lag_ms"] == {"p50": 1.0, "p99": 2000.0, "p100": 2000.0}
