@@ -49,3 +49,7 @@ def post_worker_init(worker: object) -> None:
     request's objects only, not at the whole of Django), and collects less often (``GC_THRESHOLDS``)."""
     gc.freeze()
     gc.set_threshold(*_GC_THRESHOLDS)
+    if os.environ.get("GC_PAUSES_DIR"):  # make loadtest: the collector's stops of each process
+        from tute_api import gc_pauses
+
+        gc_pauses.install(os.environ["GC_PAUSES_DIR"])

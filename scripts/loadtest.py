@@ -33,6 +33,7 @@ import os
 import random
 import re
 import secrets
+import shutil
 import signal
 import statistics
 import subprocess
@@ -548,9 +549,11 @@ def tree_rss_bytes(root: int) -> int:
 # -- the service --------------------------------------------------------------------------------
 
 
-def service_env(database: str, *, web_threads: int = 2, live_connections: int = 10) -> dict[str, str]:
+def service_env(database: str, *, web_threads: int = 2, live_connections: int = 10,
+                gc_pauses_dir: str = "") -> dict[str, str]:  # fmt: skip
     """The environment of the service under test: the production settings, on ``database`` of the PostgreSQL
-    at :data:`PG` and the Redis at :data:`REDIS_URL` (a Celery queue of the database's own)."""
+    at :data:`PG` and the Redis at :data:`REDIS_URL` (a Celery queue of the database's own); with
+    ``gc_pauses_dir``, each server process writes its collector's stops there (``tute_api/gc_pauses.py``)."""
     return {
         **os.environ,
         "DEBUG": "false",
@@ -571,6 +574,7 @@ def service_env(database: str, *, web_threads: int = 2, live_connections: int = 
         # is still counted on every request.
         "THROTTLE_RATE_PLAYER": "1000/s",
         "THROTTLE_RATE_ANON": "100000/min",  # --idle creates its players from one address
+        "GC_PAUSES_DIR": gc_pauses_dir,
     }
 
 
@@ -700,6 +704,42 @@ def machine_cpu_seconds() -> tuple[float, float]:
     return (sum(values) - idle) / os.sysconf("SC_CLK_TCK"), sum(values) / os.sysconf("SC_CLK_TCK")
 
 
+#: The collector's generations, as the figures name them.
+GENERATIONS = ("young", "middle", "full")
+
+
+def gc_reports(directory: str) -> dict[int, dict[str, Any]]:
+    """What each server process last wrote of its collector's stops (``tute_api/gc_pauses.py``), by pid."""
+    reports = {}
+    for name in os.listdir(directory):
+        if name.endswith(".json"):
+            with open(os.path.join(directory, name)) as report:
+                found = json.load(report)
+            reports[found["pid"]] = found
+    return reports
+
+
+def gc_figures(before: dict[int, dict[str, Any]], after: dict[int, dict[str, Any]], start: float,
+               end: float) -> dict[str, Any]:  # fmt: skip
+    """The server processes' collections between two readings of :func:`gc_reports`, by generation: how
+    many, the wall and CPU seconds they stopped their process, the longest stop that ended between
+    ``start`` and ``end`` (``time.time()``; stops under 10 ms are not kept: None if none was longer); and
+    the share of the window the processes were stopped, on average."""
+    zero = {"collections": [0, 0, 0], "wall_seconds": [0.0] * 3, "cpu_seconds": [0.0] * 3}
+    figures: dict[str, Any] = {}
+    for g, name in enumerate(GENERATIONS):
+        longest = [wall for report in after.values() for at, gen, wall in report["kept"]
+                   if gen == g and start <= at <= end]  # fmt: skip
+        figures[name] = {
+            key: round(sum(report[key][g] - before.get(pid, zero)[key][g] for pid, report in after.items()), 3)
+            for key in ("collections", "wall_seconds", "cpu_seconds")
+        }
+        figures[name]["longest_ms"] = round(1000 * max(longest), 1) if longest else None
+    stopped = sum(figures[name]["wall_seconds"] for name in GENERATIONS)
+    figures["stopped_share"] = round(stopped / ((end - start) * len(after)), 4) if after and end > start else None
+    return figures
+
+
 def percentile(values: list[float], p: float) -> float:
     """The nearest-rank percentile: the smallest value with at least p% of the values at or below it."""
     ordered = sorted(values)
@@ -765,8 +805,9 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _interrupted)  # as Ctrl-C: stop what was started, drop the database
     options = json.loads(args.options)
 
+    gc_pauses_dir = tempfile.mkdtemp(prefix="loadtest-gc-")
     env = service_env(args.database, web_threads=args.web_threads,
-                      live_connections=max(10, args.idle_per_player))  # fmt: skip
+                      live_connections=max(10, args.idle_per_player), gc_pauses_dir=gc_pauses_dir)  # fmt: skip
     (ROOT / "var").mkdir(exist_ok=True)
     log = open(ROOT / "var" / "loadtest.log", "wb")  # noqa: SIM115 - kept open for the subprocesses
     pg_admin(f'DROP DATABASE IF EXISTS "{args.database}"')
@@ -839,9 +880,11 @@ def main() -> None:
         others = [p.pid for p in (*idle_processes, greedy_process_) if p is not None and p.pid is not None]
         cpu_before = (tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid), machine_cpu_seconds(),
                       tree_cpu_seconds(*clients), tree_cpu_seconds(*others) if others else 0.0)  # fmt: skip
+        gc_before, gc_start = gc_reports(gc_pauses_dir), time.time()
         time.sleep(max(0.0, deadline - time.monotonic()))
         cpu_after = (tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid), machine_cpu_seconds(),
                      tree_cpu_seconds(*clients), tree_cpu_seconds(*others) if others else 0.0)  # fmt: skip
+        gc_after, gc_end = gc_reports(gc_pauses_dir), time.time()
         results = [r for _ in processes for r in queue.get(timeout=args.seconds + 120)]
         for process in processes:
             process.join(30)
@@ -865,6 +908,7 @@ def main() -> None:
         stop(web)
         stop(worker)
         log.close()
+        shutil.rmtree(gc_pauses_dir, ignore_errors=True)
         try:
             pg_admin(f'DROP DATABASE IF EXISTS "{args.database}" WITH (FORCE)')
         except Exception as exc:  # noqa: BLE001
@@ -924,6 +968,7 @@ def main() -> None:
             "load_1min_after": round(load_after, 2),
         },
     }
+    figures["server_gc"] = gc_figures(gc_before, gc_after, gc_start, gc_end)
     if ceiling:
         figures["ceiling"] = {
             **ceiling,
@@ -987,6 +1032,11 @@ def main() -> None:
                 print(f"  ceiling: pgbench, the statements of an action, {found['clients']} clients: "
                       f"{found['transactions_per_second']} transactions/s = {found['actions_per_second']} actions/s "
                       f"(two per action); the service ran at {100 * found['service_share']:.1f}% of it")  # fmt: skip
+        collector = figures["server_gc"]
+        print("  the server's collector in the window: " + ", ".join(
+            f"{name} {collector[name]['collections']} (longest "
+            f"{collector[name]['longest_ms'] if collector[name]['longest_ms'] is not None else '< 10'} ms)"
+            for name in GENERATIONS) + f"; each process stopped {100 * (collector['stopped_share'] or 0):.1f}% of it")
         machine, cpu = figures["machine"], figures["cpu_ms_per_action"]
         print(f"  CPU per action: web {cpu['web']} ms, worker {cpu['worker']} ms, clients {cpu['clients']} ms")
         print(f"  machine: {machine['cpus']} CPUs, {100 * (machine['busy_share'] or 0):.0f}% busy, of which "

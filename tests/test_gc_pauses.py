@@ -1,0 +1,32 @@
+"""tute_api/gc_pauses.py: a server process's collections, counted and timed by generation, written where
+``make loadtest`` reads them."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import time
+from pathlib import Path
+
+from tute_api import gc_pauses
+
+
+def test_a_process_writes_its_collections_by_generation(tmp_path: Path) -> None:
+    pauses = gc_pauses.install(str(tmp_path), every=0.05)
+    try:
+        garbage = [{"n": n, "self": None} for n in range(200_000)]
+        for item in garbage:
+            item["self"] = item  # cycles: only the collector frees them
+        del garbage, item
+        gc.collect(0)
+        gc.collect(2)
+        time.sleep(0.3)
+    finally:
+        gc.callbacks.remove(pauses)  # and the writer stops
+    report = json.loads((tmp_path / f"{os.getpid()}.json").read_text())
+    assert report["pid"] == os.getpid() and report["collections"][0] >= 1 and report["collections"][2] >= 1
+    assert report["wall_seconds"][2] > 0 and report["cpu_seconds"][2] > 0
+    kept = [entry for entry in report["kept"] if entry[1] == 2]  # 200,000 cycles: a stop of more than 10 ms
+    assert kept and all(wall >= gc_pauses.KEPT_SECONDS for _, _, wall in kept)
+    assert not list(tmp_path.glob("*.part"))  # written whole, then renamed

@@ -1,0 +1,80 @@
+"""The garbage collector's stops of a server process, written to a file for ``make loadtest``.
+
+Every collection stops the whole process, its event loop too: beside thousands of open connections
+they are the tail of the fan-out (docs/performance.md). With ``GC_PAUSES_DIR`` set, each gunicorn
+worker (``gunicorn.conf.py``) counts its collections by generation, their wall and CPU time, and keeps
+each stop of at least :data:`KEPT_SECONDS` with the time it ended; a daemon thread writes it all to
+``<GC_PAUSES_DIR>/<pid>.json`` every second, which the load test reads at its window's start and end.
+"""
+
+from __future__ import annotations
+
+import collections
+import gc
+import json
+import os
+import threading
+import time
+from typing import Any
+
+#: Stops at least this long are kept one by one; the others are only counted.
+KEPT_SECONDS = 0.010
+
+#: The stops kept, at most (the latest).
+KEPT_AT_MOST = 20_000
+
+
+class Pauses:
+    """A ``gc.callbacks`` callback that counts the collections of each generation and times them."""
+
+    def __init__(self) -> None:
+        self._started = (0.0, 0.0)
+        self.collections = [0, 0, 0]
+        self.wall = [0.0, 0.0, 0.0]
+        self.cpu = [0.0, 0.0, 0.0]
+        #: The longer stops: (the time it ended, as ``time.time()``, generation, wall seconds).
+        self.kept: collections.deque[tuple[float, int, float]] = collections.deque(maxlen=KEPT_AT_MOST)
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._started = (time.perf_counter(), time.thread_time())  # a collection runs in one thread
+            return
+        wall = time.perf_counter() - self._started[0]
+        generation = info["generation"]
+        self.collections[generation] += 1
+        self.wall[generation] += wall
+        self.cpu[generation] += time.thread_time() - self._started[1]
+        if wall >= KEPT_SECONDS:
+            self.kept.append((time.time(), generation, wall))
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "at": time.time(),
+            "collections": list(self.collections),
+            "wall_seconds": list(self.wall),
+            "cpu_seconds": list(self.cpu),
+            "kept": list(self.kept),
+        }
+
+
+def write(pauses: Pauses, directory: str) -> None:
+    """``pauses``' report to ``<directory>/<pid>.json``, whole or not at all (a reader never sees half)."""
+    path = os.path.join(directory, f"{os.getpid()}.json")
+    with open(f"{path}.part", "w") as out:
+        json.dump(pauses.report(), out)
+    os.replace(f"{path}.part", path)
+
+
+def install(directory: str, every: float = 1.0) -> Pauses:
+    """Count this process's collections from now on and write them to ``directory`` every ``every`` s."""
+    pauses = Pauses()
+    gc.callbacks.append(pauses)
+
+    def writing() -> None:
+        while pauses in gc.callbacks:
+            write(pauses, directory)
+            time.sleep(every)
+
+    threading.Thread(target=writing, name="gc-pauses", daemon=True).start()
+    return pauses
