@@ -503,10 +503,9 @@ def idle_figures(results: list[dict[str, Any]]) -> dict[str, Any]:
     from_request = [x for r in results for x in r["fanouts_from_request"]]
     lags = [x for r in results for x in r["lags"]]
     merged["fanouts"] = len(fanouts)
-    merged["fanout_ms"] = {p: round(1000 * percentile(fanouts, int(p[1:])), 1) for p in ("p50", "p99")}
-    merged["fanout_from_request_ms"] = {p: round(1000 * percentile(from_request, int(p[1:])), 1)
-                                        for p in ("p50", "p99")}  # fmt: skip
-    merged["client_loop_lag_ms"] = {p: round(1000 * percentile(lags, int(p[1:])), 1) for p in ("p50", "p99", "p100")}
+    merged["fanout_ms"] = percentiles_ms(fanouts, "p50", "p99")
+    merged["fanout_from_request_ms"] = percentiles_ms(from_request, "p50", "p99")
+    merged["client_loop_lag_ms"] = percentiles_ms(lags, "p50", "p99", "p100")
     merged["processes"] = len(results)
     return merged
 
@@ -746,6 +745,11 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[max(1, math.ceil(p / 100 * len(ordered))) - 1] if ordered else float("nan")
 
 
+def percentiles_ms(values: list[float], *names: str) -> dict[str, float]:
+    """Percentiles of values in seconds, in milliseconds, by name (``"p50"``, ``"p99"``)."""
+    return {name: round(1000 * percentile(values, int(name[1:])), 1) for name in names}
+
+
 def _interrupted(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
@@ -860,8 +864,7 @@ def main() -> None:
         deadline = start + args.seconds
         queue: Any = multiprocessing.get_context("fork").Queue()
         processes_wanted = args.client_processes or args.clients
-        per_process = [args.clients // processes_wanted + (i < args.clients % processes_wanted)
-                       for i in range(processes_wanted)]  # fmt: skip
+        per_process = split(args.clients, processes_wanted)
         processes = []
         seed = 0
         for threads in per_process:

@@ -50,7 +50,6 @@ class Pauses:
     def report(self) -> dict[str, Any]:
         return {
             "pid": os.getpid(),
-            "at": time.time(),
             "collections": list(self.collections),
             "wall_seconds": list(self.wall),
             "cpu_seconds": list(self.cpu),
