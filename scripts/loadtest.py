@@ -721,20 +721,21 @@ def gc_reports(directory: str) -> dict[int, dict[str, Any]]:
 def gc_figures(before: dict[int, dict[str, Any]], after: dict[int, dict[str, Any]], start: float,
                end: float) -> dict[str, Any]:  # fmt: skip
     """The server processes' collections between two readings of :func:`gc_reports`, by generation: how
-    many, the wall and CPU seconds they stopped their process, the longest stop that ended between
-    ``start`` and ``end`` (``time.time()``; stops under 10 ms are not kept: None if none was longer); and
-    the share of the window the processes were stopped, on average."""
-    zero = {"collections": [0, 0, 0], "wall_seconds": [0.0] * 3, "cpu_seconds": [0.0] * 3}
+    many, the wall and CPU seconds they stopped their process, the objects they freed, the longest stop
+    that ended between ``start`` and ``end`` (``time.time()``; stops under 10 ms are not kept: None if none
+    was longer); the processes that reported; and the share of the window they were stopped, on average."""
+    zero = {"collections": [0, 0, 0], "wall_seconds": [0.0] * 3, "cpu_seconds": [0.0] * 3, "freed": [0, 0, 0]}
     figures: dict[str, Any] = {}
     for g, name in enumerate(GENERATIONS):
         longest = [wall for report in after.values() for at, gen, wall in report["kept"]
                    if gen == g and start <= at <= end]  # fmt: skip
         figures[name] = {
             key: round(sum(report[key][g] - before.get(pid, zero)[key][g] for pid, report in after.items()), 3)
-            for key in ("collections", "wall_seconds", "cpu_seconds")
+            for key in ("collections", "wall_seconds", "cpu_seconds", "freed")
         }
         figures[name]["longest_ms"] = round(1000 * max(longest), 1) if longest else None
     stopped = sum(figures[name]["wall_seconds"] for name in GENERATIONS)
+    figures["processes"] = len(after)
     figures["stopped_share"] = round(stopped / ((end - start) * len(after)), 4) if after and end > start else None
     return figures
 
@@ -1038,7 +1039,8 @@ def main() -> None:
         collector = figures["server_gc"]
         print("  the server's collector in the window: " + ", ".join(
             f"{name} {collector[name]['collections']} (longest "
-            f"{collector[name]['longest_ms'] if collector[name]['longest_ms'] is not None else '< 10'} ms)"
+            f"{collector[name]['longest_ms'] if collector[name]['longest_ms'] is not None else '< 10'} ms, "
+            f"{collector[name]['freed']:,} objects freed)"
             for name in GENERATIONS) + f"; each process stopped {100 * (collector['stopped_share'] or 0):.1f}% of it")
         machine, cpu = figures["machine"], figures["cpu_ms_per_action"]
         print(f"  CPU per action: web {cpu['web']} ms, worker {cpu['worker']} ms, clients {cpu['clients']} ms")

@@ -27,6 +27,7 @@ def test_a_process_writes_its_collections_by_generation(tmp_path: Path) -> None:
     report = json.loads((tmp_path / f"{os.getpid()}.json").read_text())
     assert report["pid"] == os.getpid() and report["collections"][0] >= 1 and report["collections"][2] >= 1
     assert report["wall_seconds"][2] > 0 and report["cpu_seconds"][2] > 0
+    assert sum(report["freed"]) >= 200_000  # the dicts that referred to themselves
     kept = [entry for entry in report["kept"] if entry[1] == 2]  # 200,000 cycles: a stop of more than 10 ms
     assert kept and all(wall >= gc_pauses.KEPT_SECONDS for _, _, wall in kept)
     assert not list(tmp_path.glob("*.part"))  # written whole, then renamed

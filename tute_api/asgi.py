@@ -35,7 +35,7 @@ from django.utils.cache import patch_vary_headers  # noqa: E402
 from games.live import channels, deferred, shutdown, waits  # noqa: E402
 from games.live import routing as live_routing  # noqa: E402
 from games.lobby import routing as lobby_routing  # noqa: E402
-from tute_api import stock_middleware  # noqa: E402
+from tute_api import cycles, stock_middleware  # noqa: E402
 from tute_api.threads import Signal, in_pool  # noqa: E402
 
 #: A long poll: ``wait=`` in the query of a request under ``/api/`` (the admin's pages, which use sessions,
@@ -158,7 +158,11 @@ class _LongPoll(_Request):
             await asyncio.wait([waiting, gone])  # a read in a thread finishes first; the slot is given back
         if waiting.cancelled():
             return []  # the client left: nobody to answer
-        return _answer_messages(waiting.result(), handed)
+        answer = waiting.result()
+        try:
+            return _answer_messages(answer, handed)
+        finally:
+            cycles.untangle(answer)  # (rendered and never closed: closing it would end the request again)
 
 
 async def _disconnect(receive: Any) -> None:
@@ -187,7 +191,7 @@ def _answer_messages(answer: Any, waiting: HttpResponseBase) -> list[dict[str, A
     ]
 
 
-class Handler(stock_middleware.Swapping, ASGIHandler):
+class Handler(cycles.Untangling, stock_middleware.Swapping, ASGIHandler):
     """Django's ASGI handler for the event streams, which get no thread of its own; the other requests
     go to Django's WSGI handler (:class:`_Request`, :class:`_LongPoll`).
 
@@ -208,6 +212,11 @@ class Handler(stock_middleware.Swapping, ASGIHandler):
             await _Request(_wsgi)(scope, receive, send)
         else:
             await super().__call__(scope, receive, send)
+
+    async def listen_for_disconnect(self, receive: Any) -> None:
+        """Returns once the client has gone. (Django's raises ``RequestAborted``, whose traceback ties
+        the handler's frame, its tasks and the exception into a cycle: tute_api/cycles.py.)"""
+        await _disconnect(receive)
 
     def resolve_request(self, request: Any) -> Any:
         """A view that waits as a coroutine (``games.live.deferred``) gives this handler its coroutine."""

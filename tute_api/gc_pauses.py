@@ -2,7 +2,8 @@
 
 Every collection stops the whole process, its event loop too: beside thousands of open connections
 they are the tail of the fan-out (docs/performance.md). With ``GC_PAUSES_DIR`` set, each gunicorn
-worker (``gunicorn.conf.py``) counts its collections by generation, their wall and CPU time, and keeps
+worker (``gunicorn.conf.py``) counts its collections by generation, their wall and CPU time and the
+objects they freed, and keeps
 each stop of at least :data:`KEPT_SECONDS` with the time it ended; a daemon thread writes it all to
 ``<GC_PAUSES_DIR>/<pid>.json`` every second, which the load test reads at its window's start and end.
 """
@@ -32,6 +33,8 @@ class Pauses:
         self.collections = [0, 0, 0]
         self.wall = [0.0, 0.0, 0.0]
         self.cpu = [0.0, 0.0, 0.0]
+        #: The objects the collections freed: garbage that reference counting could not free.
+        self.freed = [0, 0, 0]
         #: The longer stops: (the time it ended, as ``time.time()``, generation, wall seconds).
         self.kept: collections.deque[tuple[float, int, float]] = collections.deque(maxlen=KEPT_AT_MOST)
 
@@ -44,6 +47,7 @@ class Pauses:
         self.collections[generation] += 1
         self.wall[generation] += wall
         self.cpu[generation] += time.thread_time() - self._started[1]
+        self.freed[generation] += info["collected"]
         if wall >= KEPT_SECONDS:
             self.kept.append((time.time(), generation, wall))
 
@@ -53,6 +57,7 @@ class Pauses:
             "collections": list(self.collections),
             "wall_seconds": list(self.wall),
             "cpu_seconds": list(self.cpu),
+            "freed": list(self.freed),
             "kept": list(self.kept),
         }
 

@@ -1,5 +1,8 @@
 """Serializers the apps share.
 
+:class:`InputSerializer`: a serializer that reads a request lets go of its fields once validated, so
+that the request leaves no reference cycle (tute_api/cycles.py).
+
 :class:`FlatSerializer`: DRF gives each serializer instance a deep copy of its declared fields
 (``Serializer.get_fields``), which rebuilds every field from its arguments: two thirds of the parsing
 of an action's body, and of a long poll's query, went to it (docs/performance.md). A field that is not
@@ -15,7 +18,32 @@ from typing import Any
 from rest_framework import serializers
 
 
-class FlatSerializer(serializers.Serializer):  # type: ignore[type-arg]
+class InputSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    """A serializer that reads a request's body or query: once validated, it lets go of its bound
+    fields. Each refers back to its serializer (its ``parent``; the binding dict's ``serializer``), as
+    a list's child to its list: cycles that only the garbage collector would free, with all that hangs
+    off them (tute_api/cycles.py). ``validated_data`` and ``errors`` stay; ``fields`` is built again if
+    read."""
+
+    def is_valid(self, *, raise_exception: bool = False) -> bool:
+        try:
+            return super().is_valid(raise_exception=raise_exception)
+        finally:
+            _untie(self)
+
+
+def _untie(field: Any) -> None:
+    """Drop the references from the fields under ``field`` back to it, and theirs, all the way down."""
+    bound = field.__dict__.pop("fields", None)  # a serializer's
+    children = list(bound.values()) if bound is not None else []
+    if getattr(field, "child", None) is not None:  # a list's or a dict's, a serializer with many=True
+        children.append(field.child)
+    for child in children:
+        child.__dict__.pop("parent", None)
+        _untie(child)
+
+
+class FlatSerializer(InputSerializer):
     """A serializer of plain fields (no nested serializer, no list of them): each instance binds shallow
     copies of the declared fields instead of deep ones."""
 

@@ -34,6 +34,8 @@ from django.core.handlers import wsgi
 from django.http import HttpRequest, HttpResponseBase
 from django.middleware import clickjacking, common, csrf, security
 
+from tute_api.cycles import Untangling
+
 #: The paths of the versioned API, whose views take a bearer token: no session, no user of Django's, no
 #: messages, no CSRF cookie (the docs page, ``/api/docs/``, sets one: not in it).
 API_PATHS = "/api/v1/"
@@ -141,5 +143,5 @@ class Swapping:
             settings.MIDDLEWARE = configured
 
 
-class WSGIHandler(Swapping, wsgi.WSGIHandler):
+class WSGIHandler(Untangling, Swapping, wsgi.WSGIHandler):
     """Django's WSGI handler with this module's middlewares (``tute_api.asgi``'s requests, ``tute_api.wsgi``)."""

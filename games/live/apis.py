@@ -193,7 +193,7 @@ class MatchStreamApi(DeferrableApi):
     # An event stream for any Accept that admits one (none, */*, text/*); problems are JSON either way.
     renderer_classes = [EventStreamRenderer, JSONRenderer]
 
-    class QuerySerializer(serializers.Serializer):
+    class QuerySerializer(FlatSerializer):
         after = QueryInteger(
             required=False,
             min_value=0,
@@ -280,7 +280,7 @@ LivePagination = Pagination
 
 
 class LiveMatchesApi(APIView):
-    class QuerySerializer(serializers.Serializer):
+    class QuerySerializer(FlatSerializer):
         page = QueryInteger(required=False, min_value=1, max_value=MAX_PAGE, help_text="1 by default.")
         page_size = QueryInteger(
             required=False, min_value=1, max_value=LivePagination.max_page_size, help_text="20 by default."
@@ -317,7 +317,7 @@ class TurnsOutputSerializer(serializers.Serializer):
 
 
 class MyTurnsApi(DeferrableApi):
-    class QuerySerializer(serializers.Serializer):
+    class QuerySerializer(FlatSerializer):
         wait = QueryInteger(
             required=False,
             default=0,

@@ -21,8 +21,10 @@ from typing import Any
 from django.http import HttpRequest, HttpResponseBase
 from django.urls import Resolver404, resolve
 from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from tute_api import cycles
 from tute_api.threads import in_thread
 
 from . import channels, shutdown, waits
@@ -57,7 +59,10 @@ class DeferrableApi(APIView):
             response.answer_if_ready = lambda: finish(answer_if_ready)
             response.answer_unchanged = lambda: finish(unchanged)  # type: ignore[assignment,return-value]
             return response
-        return super().finalize_response(request, response, *args, **kwargs)
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if not isinstance(response, Response):  # a stream, a 204: no renderer_context leads back to this view
+            cycles.untangle_when_closed(response, view=self)
+        return response
 
     @classmethod
     def as_async_view(cls, **initkwargs: Any) -> Callable[..., Any]:
@@ -127,5 +132,4 @@ async def _awaited(
             return await in_thread(waiting.answer_unchanged, news=True)()
         return await in_thread(waiting.answer, news=True)()
     finally:
-        for release in waiting.release:
-            release()
+        waiting.done()

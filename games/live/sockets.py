@@ -236,6 +236,9 @@ class AuthenticatedSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         for task in self.tasks:
             if task is not current:
                 task.cancel()
+        # Forgotten (the loop runs them to their end): a cancelled task keeps its CancelledError, whose
+        # traceback holds the task's frame and this socket, a cycle through this list (tute_api/cycles.py).
+        self.tasks.clear()
         await in_thread(self._leave)()
 
     def _leave(self) -> None:

@@ -75,6 +75,14 @@ class WaitingResponse(HttpResponse):
         self.answer_if_ready, self.answer = answer_if_ready, answer
         self.answer_unchanged = answer_unchanged or answer
 
+    def done(self) -> None:
+        """Once its wait is over: runs ``release`` and drops its steps, closures that refer back to it
+        through the view that made them (so that reference counting frees it: tute_api/cycles.py)."""
+        release, self.release = self.release, []
+        del self.answer, self.answer_if_ready, self.answer_unchanged
+        for step in release:
+            step()
+
 
 def refresh_connection() -> None:
     """Before a read of a long wait: drop a connection that broke or aged meanwhile (not inside a

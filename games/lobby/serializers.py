@@ -9,6 +9,7 @@ from rest_framework import serializers
 from games.matches.serializers import OptionsField, SeatSpecField
 from tute_api.fields import JSONBoolean, JSONInteger, JSONString, QueryInteger
 from tute_api.parsers import WHOLE_NUMBER_MAX
+from tute_api.serializers import InputSerializer
 
 from .models import NoticeKind
 
@@ -16,7 +17,7 @@ MATCH_ID = "3f0c2a1e-8b7d-4c55-9e21-6a4f0d9b7c10"
 PLAYER_ID = "9b2f6d1a-4e3c-4a8b-b1d7-2c5e8f0a6d34"
 
 
-class QueueInputSerializer(serializers.Serializer):
+class QueueInputSerializer(InputSerializer):
     variant = JSONString(min_length=1, max_length=64, help_text="A variant name of GET /api/v1/variants/.")
     options = OptionsField(required=False, help_text="Options of the variant; defaults fill in the rest.")
     rated = JSONBoolean(
@@ -115,7 +116,7 @@ NOTICES = OpenApiExample(
 )  # fmt: skip
 
 
-class NoticesQuerySerializer(serializers.Serializer):
+class NoticesQuerySerializer(InputSerializer):
     after = QueryInteger(
         required=False, default=0, min_value=0, max_value=WHOLE_NUMBER_MAX, help_text="Messages after this id."
     )
@@ -166,7 +167,7 @@ OPEN_TABLES = OpenApiExample(
 )
 
 
-class TableInputSerializer(serializers.Serializer):
+class TableInputSerializer(InputSerializer):
     variant = JSONString(min_length=1, max_length=64, help_text="A variant name of GET /api/v1/variants/.")
     options = OptionsField(required=False, help_text="Options of the variant; defaults fill in the rest.")
     seats = serializers.ListField(
@@ -183,5 +184,5 @@ TABLE_CREATE = OpenApiExample(
 )
 
 
-class SitInputSerializer(serializers.Serializer):
+class SitInputSerializer(InputSerializer):
     seat = JSONInteger(required=False, min_value=0, max_value=7, help_text="A free seat; the first free by default.")

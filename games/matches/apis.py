@@ -25,6 +25,7 @@ from tute_api.fields import QueryChoice, QueryInteger
 from tute_api.pagination import MAX_PAGE, Pagination, page_of
 from tute_api.renderers import JSONRenderer
 from tute_api.schema import problems
+from tute_api.serializers import InputSerializer
 
 from . import examples, replays, selectors, services
 from .bodies import MatchEntry, match_view, record_view
@@ -316,7 +317,7 @@ class MatchCancelApi(APIView):
 
 
 class MatchReplayApi(APIView):
-    class QuerySerializer(serializers.Serializer):
+    class QuerySerializer(InputSerializer):
         seq = QueryInteger(min_value=1, max_value=MAX_SEQ, help_text="1 to the match's last seq.")
 
     @extend_schema(

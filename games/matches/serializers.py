@@ -18,7 +18,7 @@ from rest_framework.fields import is_simple_callable
 from games.engine import ACTION_TYPES, PHASES, SUITS
 from tute_api.fields import JSONBoolean, JSONInteger, JSONString
 from tute_api.schema import NOT_BLANK_NO_NUL
-from tute_api.serializers import FlatSerializer
+from tute_api.serializers import FlatSerializer, InputSerializer
 
 from .bodies import event_body_full
 from .models import MatchStatus
@@ -209,7 +209,7 @@ class OptionsField(serializers.DictField):
         return value  # as the engine checked and stored them
 
 
-class MatchCreateInputSerializer(serializers.Serializer):
+class MatchCreateInputSerializer(InputSerializer):
     variant = JSONString(min_length=1, max_length=64, help_text="A variant name of GET /api/v1/variants/.")
     options = OptionsField(required=False, help_text="Options of the variant; defaults fill in the rest.")
     seed = JSONInteger(
@@ -238,7 +238,7 @@ class MatchCreateInputSerializer(serializers.Serializer):
     )
 
 
-class MatchJoinInputSerializer(serializers.Serializer):
+class MatchJoinInputSerializer(InputSerializer):
     invite_code = JSONString(
         min_length=1, max_length=64, help_text="The code shown to the match's players, in either case."
     )

@@ -10,6 +10,7 @@ from rest_framework import serializers
 from games.matches.models import MatchStatus
 from games.matches.serializers import OptionsField, OutputSerializer
 from tute_api.fields import JSONBoolean, JSONInteger
+from tute_api.serializers import InputSerializer
 
 
 class TableOptionsSerializer(serializers.Serializer):
@@ -28,7 +29,7 @@ class TableOptionsSerializer(serializers.Serializer):
     )
 
 
-class RoomInputSerializer(serializers.Serializer):
+class RoomInputSerializer(InputSerializer):
     variant = serializers.CharField(required=False, min_length=1, max_length=32)
     options = OptionsField(required=False)
     bot = serializers.CharField(
@@ -55,7 +56,7 @@ class DeprecatedCodeField(serializers.CharField):
     """The old name of ``invite_code`` (until 0.2)."""
 
 
-class RoomJoinInputSerializer(serializers.Serializer):
+class RoomJoinInputSerializer(InputSerializer):
     invite_code = serializers.CharField(
         required=False, min_length=1, max_length=16, help_text="The room's invite code, in either case."
     )

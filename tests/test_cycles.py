@@ -1,0 +1,125 @@
+"""What each kind of request leaves to the garbage collector: nothing. A request whose objects form a
+reference cycle (DRF's view and request, a response and its renderer's context, a serializer and its
+fields, an exception and the frame that caught it) is freed only by a collection, all that hangs off
+it with it, and beside thousands of open connections the collections it brings about were the
+fan-out's tail (tute_api/cycles.py, docs/performance.md). Counted on the service's ASGI application,
+with ``gc.DEBUG_SAVEALL``: what a collection would have freed after N requests, per request."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import pytest
+from channels.testing import WebsocketCommunicator
+
+from tests.games.helpers import human_table, new_player
+from tests.test_asgi_handler import _call
+from tute_api.asgi import application
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+REQUESTS = 4
+
+
+def _left_to_the_collector(request: Callable[[], Coroutine[Any, Any, None]]) -> list[Any]:
+    """What a collection frees after ``REQUESTS`` calls of ``request`` (after two that warm caches up)."""
+
+    async def requests(n: int) -> None:
+        for _ in range(n):
+            await request()
+
+    asyncio.run(requests(2))
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        asyncio.run(requests(REQUESTS))
+        gc.collect()
+        return list(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+
+
+def _kinds(garbage: list[Any]) -> list[str]:
+    return sorted({type(thing).__qualname__ for thing in garbage})
+
+
+@pytest.fixture
+def table(settings: Any) -> Any:
+    settings.LIVE_CONNECTIONS_PER_PLAYER = 50
+    return human_table("dos", {"games_to_win": 1})
+
+
+def _ok(sent: list[dict[str, Any]], *statuses: int) -> list[dict[str, Any]]:
+    assert sent[0]["status"] in statuses, sent
+    return sent
+
+
+@pytest.mark.parametrize("kind", ["view", "long poll that times out", "refused action", "event stream"])
+def test_a_request_leaves_no_garbage(kind: str, table: Any) -> None:
+    url = f"/api/v1/matches/{table.match_id}"
+    view = table.seats[0].get(url).json()
+    mover = table.seats[view["hand"]["turn"]]
+    waiting = table.seats[1 - view["hand"]["turn"]]
+
+    async def request() -> None:
+        if kind == "view":
+            _ok(await _call(application, "GET", url, token=waiting.token), 200)
+        elif kind == "long poll that times out":  # it waits in the event loop, then answers as it is
+            _ok(await _call(application, "GET", url, query=f"after={view['seq']}&wait=1".encode(),
+                            token=waiting.token), 200)  # fmt: skip
+        elif kind == "refused action":
+            body = json.dumps({"type": "play", "card": "nope"}).encode()
+            _ok(await _call(application, "POST", f"{url}/actions", body=body, token=mover.token), 400, 422)
+        else:
+            leave = asyncio.Event()
+            stream = asyncio.create_task(_call(application, "GET", f"{url}/stream", token=waiting.token, leave=leave))
+            await asyncio.sleep(0.3)
+            leave.set()
+            _ok(await stream, 200)
+
+    garbage = _left_to_the_collector(request)
+    assert not garbage, f"a {kind} left {len(garbage) / REQUESTS:.1f} objects to the collector: {_kinds(garbage)}"
+
+
+def test_a_match_against_a_bot_leaves_no_garbage(settings: Any) -> None:
+    """Created, then played card by card: each action, and the bot's answers played after it."""
+    host = new_player("host")
+
+    async def request() -> None:
+        body = {"variant": "dos", "options": {"games_to_win": 1}, "seats": [{"player": "me"}, {"bot": "level-1"}]}
+        created = _ok(await _call(application, "POST", "/api/v1/matches/", body=json.dumps(body).encode(),
+                                  token=host.token), 201)  # fmt: skip
+        url = f"/api/v1/matches/{json.loads(created[1]['body'])['id']}"
+        for _ in range(3):
+            view = json.loads(_ok(await _call(application, "GET", url, token=host.token), 200)[1]["body"])
+            action = {**view["legal_actions"][0], "expected_seq": view["seq"]}
+            _ok(await _call(application, "POST", f"{url}/actions", body=json.dumps(action).encode(),
+                            token=host.token), 200, 201)  # fmt: skip
+
+    garbage = _left_to_the_collector(request)
+    assert not garbage, f"a match left {len(garbage) / REQUESTS:.1f} objects to the collector: {_kinds(garbage)}"
+
+
+def test_a_socket_leaves_no_garbage(table: Any) -> None:
+    """Opened after the match's last event, an action refused, closed."""
+    url = f"/api/v1/matches/{table.match_id}"
+    view = table.seats[0].get(url).json()
+
+    async def request() -> None:
+        bearer = [(b"authorization", f"Bearer {table.seats[0].token}".encode())]
+        socket = WebsocketCommunicator(application, f"{url}/ws?after={view['seq']}", headers=bearer)
+        connected, _ = await socket.connect()
+        assert connected
+        assert (await socket.receive_json_from(5))["type"] == "ready"
+        await socket.send_json_to({"type": "action", "action": {"type": "fly"}})
+        while (frame := await socket.receive_json_from(5))["type"] != "error":
+            assert frame["type"] == "event", frame
+        await socket.disconnect()
+
+    garbage = _left_to_the_collector(request)
+    assert not garbage, f"a socket left {len(garbage) / REQUESTS:.1f} objects to the collector: {_kinds(garbage)}"

@@ -1,0 +1,72 @@
+"""A request's objects freed as soon as it ends, by reference counting, not left to the garbage collector.
+
+DRF ties each request's objects into reference cycles: the view and its request (``view.request``, the
+request's ``parser_context["view"]``), the view and its own ``head`` (Django's ``View.setup``: a bound
+method of the view), the response and its ``renderer_context`` (the view, the request, the response
+itself). Only the collector frees a cycle, and the whole graph hanging off it with it: 130 objects a
+request, among them the match that was read. Beside thousands of open connections, the collections that
+this garbage brings about were the fan-out's tail (docs/performance.md): CPython counts the objects
+allocated less those freed, and collects the young generation each ``threshold0`` of them, so garbage
+freed at once never brings a collection about.
+
+:func:`untangle` cuts those references once a response has been sent (:class:`Untangling`: a closer
+of the response, as Django's ``request.close``); ``tests/test_cycles.py`` counts what each kind of
+request leaves to the collector.
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponseBase
+
+
+def untangle(response: HttpResponseBase) -> None:
+    """Cut the references between a sent DRF response, its view and its request (else nothing)."""
+    context = getattr(response, "renderer_context", None)
+    if not isinstance(context, dict):
+        return
+    view = context.get("view")
+    if view is not None:
+        untangle_view(view)
+    response.renderer_context = None  # type: ignore[attr-defined]
+
+
+def untangle_view(view: Any) -> None:
+    """Cut the references between a DRF view that has answered and its request: the view forgets all
+    it set on itself (the request, the response, its ``head``), the request its parser's context."""
+    request = view.__dict__.get("request")
+    if request is not None and hasattr(request, "parser_context"):
+        request.parser_context = None
+    view.__dict__.clear()
+
+
+def untangle_when_closed(response: HttpResponseBase, view: Any = None) -> None:
+    """Untangle ``response`` once it is closed (sent), or ``view``, its view, when given: a response
+    that is not DRF's (a stream, a plain 204) has no renderer context that leads back to its view."""
+    step: Callable[[Any], None] = untangle if view is None else untangle_view
+    target = weakref.ref(response if view is None else view)  # (the closer itself must not tie it to the response)
+    response._resource_closers.append(functools.partial(_if_alive, step, target))
+
+
+def _if_alive(step: Callable[[Any], None], target: weakref.ref[Any]) -> None:
+    alive = target()
+    if alive is not None:
+        step(alive)
+
+
+class Untangling:
+    """Mixed into a Django handler: each response it answers is untangled when closed (after it is sent)."""
+
+    def get_response(self, request: HttpRequest) -> HttpResponseBase:
+        response: HttpResponseBase = super().get_response(request)  # type: ignore[misc]
+        untangle_when_closed(response)
+        return response
+
+    async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
+        response: HttpResponseBase = await super().get_response_async(request)  # type: ignore[misc]
+        untangle_when_closed(response)
+        return response
