@@ -34,13 +34,15 @@ os.environ.setdefault("DATABASE_POOL_SIZE", "6")  # the threads', and the event 
 control_socket_disable = True
 
 
-#: The garbage collector's thresholds in a worker (``gc.set_threshold``; ``GC_THRESHOLDS`` overrides):
-#: a young generation ten times Python's (700), each older one collected half as often. With Python's,
-#: the collector took 15% of a worker's CPU beside 5,000 open connections and stopped its event loop
-#: for 0.3-0.7 s every 15 s for a full collection; with these, 6% and no full collection in the run
-#: (docs/performance.md). A request's garbage cycles (DRF's request and view refer to each other) are
-#: still collected young.
-_GC_THRESHOLDS = tuple(int(n) for n in os.environ.get("GC_THRESHOLDS", "7000,20,10").split(","))
+#: The garbage collector's thresholds in a worker (``gc.set_threshold``; ``GC_THRESHOLDS`` overrides). A
+#: request leaves no garbage cycle (tute_api/cycles.py), so reference counting frees all it made and the
+#: collector has little to find; but each collection stops the process's event loop while it scans the
+#: objects of every connection that opened since the one before (beside 5,000 open connections, 0.25-0.7
+#: s). A young generation of 200,000 objects (Python's is 700): about one collection per process every
+#: ten minutes, which stopped its process 0.1% of the time against 0.8% with 7,000, and the fan-out's p99
+#: over 300 s was 182 ms against 412 (docs/performance.md, 2026-12-05). The few stray cycles it leaves
+#: for longer cost a few MB.
+_GC_THRESHOLDS = tuple(int(n) for n in os.environ.get("GC_THRESHOLDS", "200000,10,10").split(","))
 
 
 def post_worker_init(worker: object) -> None:

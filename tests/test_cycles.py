@@ -59,7 +59,9 @@ def _ok(sent: list[dict[str, Any]], *statuses: int) -> list[dict[str, Any]]:
     return sent
 
 
-@pytest.mark.parametrize("kind", ["view", "long poll that times out", "refused action", "event stream"])
+@pytest.mark.parametrize(
+    "kind", ["view", "long poll that times out", "turns long poll", "events", "refused action", "event stream"]
+)
 def test_a_request_leaves_no_garbage(kind: str, table: Any) -> None:
     url = f"/api/v1/matches/{table.match_id}"
     view = table.seats[0].get(url).json()
@@ -72,6 +74,10 @@ def test_a_request_leaves_no_garbage(kind: str, table: Any) -> None:
         elif kind == "long poll that times out":  # it waits in the event loop, then answers as it is
             _ok(await _call(application, "GET", url, query=f"after={view['seq']}&wait=1".encode(),
                             token=waiting.token), 200)  # fmt: skip
+        elif kind == "turns long poll":  # not the caller's turn: it waits, then answers with no turn
+            _ok(await _call(application, "GET", "/api/v1/me/turns", query=b"wait=1", token=waiting.token), 200)
+        elif kind == "events":
+            _ok(await _call(application, "GET", f"{url}/events", query=b"after=0", token=waiting.token), 200)
         elif kind == "refused action":
             body = json.dumps({"type": "play", "card": "nope"}).encode()
             _ok(await _call(application, "POST", f"{url}/actions", body=body, token=mover.token), 400, 422)
@@ -123,3 +129,28 @@ def test_a_socket_leaves_no_garbage(table: Any) -> None:
 
     garbage = _left_to_the_collector(request)
     assert not garbage, f"a socket left {len(garbage) / REQUESTS:.1f} objects to the collector: {_kinds(garbage)}"
+
+
+@pytest.mark.parametrize("kind", ["socket", "event stream"])
+def test_a_connection_closed_at_its_lifetime_leaves_no_garbage(kind: str, table: Any, settings: Any) -> None:
+    """The server ends a socket or a stream at ``STREAM_MAX_SECONDS``; the client comes back with its seq."""
+    settings.STREAM_MAX_SECONDS = settings.STREAM_KEEPALIVE_SECONDS = 0.3
+    url = f"/api/v1/matches/{table.match_id}"
+    view = table.seats[0].get(url).json()
+
+    async def request() -> None:
+        if kind == "socket":
+            bearer = [(b"authorization", f"Bearer {table.seats[0].token}".encode())]
+            socket = WebsocketCommunicator(application, f"{url}/ws?after={view['seq']}", headers=bearer)
+            connected, _ = await socket.connect()
+            assert connected
+            while (message := await socket.receive_output(5))["type"] != "websocket.close":
+                pass
+            assert message["code"] == 4000, message  # its lifetime
+            await socket.disconnect()  # the client's side of the close
+        else:
+            _ok(await _call(application, "GET", f"{url}/stream", query=f"after={view['seq']}".encode(),
+                            token=table.seats[0].token), 200)  # fmt: skip
+
+    garbage = _left_to_the_collector(request)
+    assert not garbage, f"a {kind} left {len(garbage) / REQUESTS:.1f} objects to the collector: {_kinds(garbage)}"

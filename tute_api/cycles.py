@@ -3,14 +3,17 @@
 DRF ties each request's objects into reference cycles: the view and its request (``view.request``, the
 request's ``parser_context["view"]``), the view and its own ``head`` (Django's ``View.setup``: a bound
 method of the view), the response and its ``renderer_context`` (the view, the request, the response
-itself). Only the collector frees a cycle, and the whole graph hanging off it with it: 130 objects a
-request, among them the match that was read. Beside thousands of open connections, the collections that
-this garbage brings about were the fan-out's tail (docs/performance.md): CPython counts the objects
-allocated less those freed, and collects the young generation each ``threshold0`` of them, so garbage
-freed at once never brings a collection about.
+itself); and a serializer and its fields (each bound field's ``parent``). Only the collector frees a
+cycle, and the whole graph hanging off it with it: 130 objects a request, among them the match that was
+read. Beside thousands of open connections, the collections that this garbage brings about were the
+fan-out's tail (docs/performance.md): CPython counts the objects allocated less those freed, and
+collects the young generation each ``threshold0`` of them, so garbage freed at once never brings a
+collection about.
 
 :func:`untangle` cuts those references once a response has been sent (:class:`Untangling`: a closer
-of the response, as Django's ``request.close``); ``tests/test_cycles.py`` counts what each kind of
+of the response, as Django's ``request.close``), :func:`untie` a serializer's (the ones that read a
+request: ``tute_api.serializers.InputSerializer``; the ones that wrote a response's data: :func:`untangle`);
+``tests/test_cycles.py`` counts what each kind of
 request leaves to the collector.
 """
 
@@ -25,7 +28,8 @@ from django.http import HttpRequest, HttpResponseBase
 
 
 def untangle(response: HttpResponseBase) -> None:
-    """Cut the references between a sent DRF response, its view and its request (else nothing)."""
+    """Cut the references between a sent DRF response, its view and its request, and within the
+    serializers that made its data (else nothing)."""
     context = getattr(response, "renderer_context", None)
     if not isinstance(context, dict):
         return
@@ -33,6 +37,10 @@ def untangle(response: HttpResponseBase) -> None:
     if view is not None:
         untangle_view(view)
     response.renderer_context = None  # type: ignore[attr-defined]
+    data = getattr(response, "data", None)  # a serializer's ReturnDict or ReturnList, or a page of one
+    for part in [data, *(data.values() if isinstance(data, dict) else ())]:
+        if getattr(part, "serializer", None) is not None:
+            untie(part.serializer)
 
 
 def untangle_view(view: Any) -> None:
@@ -42,6 +50,19 @@ def untangle_view(view: Any) -> None:
     if request is not None and hasattr(request, "parser_context"):
         request.parser_context = None
     view.__dict__.clear()
+
+
+def untie(field: Any) -> None:
+    """Drop the references from the fields under a serializer (or any field) back to it, and theirs, all
+    the way down: each bound field's ``parent``, the binding dict that refers to its serializer, a list's
+    child's. A serializer reads and writes as before; it binds its fields again if asked."""
+    bound = field.__dict__.pop("fields", None)  # a serializer's
+    children = list(bound.values()) if bound is not None else []
+    if getattr(field, "child", None) is not None:  # a list's or a dict's, a serializer with many=True
+        children.append(field.child)
+    for child in children:
+        child.__dict__.pop("parent", None)
+        untie(child)
 
 
 def untangle_when_closed(response: HttpResponseBase, view: Any = None) -> None:

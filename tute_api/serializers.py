@@ -17,6 +17,8 @@ from typing import Any
 
 from rest_framework import serializers
 
+from tute_api.cycles import untie
+
 
 class InputSerializer(serializers.Serializer):  # type: ignore[type-arg]
     """A serializer that reads a request's body or query: once validated, it lets go of its bound
@@ -29,18 +31,7 @@ class InputSerializer(serializers.Serializer):  # type: ignore[type-arg]
         try:
             return super().is_valid(raise_exception=raise_exception)
         finally:
-            _untie(self)
-
-
-def _untie(field: Any) -> None:
-    """Drop the references from the fields under ``field`` back to it, and theirs, all the way down."""
-    bound = field.__dict__.pop("fields", None)  # a serializer's
-    children = list(bound.values()) if bound is not None else []
-    if getattr(field, "child", None) is not None:  # a list's or a dict's, a serializer with many=True
-        children.append(field.child)
-    for child in children:
-        child.__dict__.pop("parent", None)
-        _untie(child)
+            untie(self)
 
 
 class FlatSerializer(InputSerializer):
