@@ -17,7 +17,7 @@ from tute_api.created import created, location
 from tute_api.fields import JSONInteger, JSONString
 from tute_api.idempotency import IDEMPOTENCY_HEADER, idempotency_of
 from tute_api.schema import problems
-from tute_api.serializers import InputSerializer
+from tute_api.serializers import InputSerializer as RequestSerializer
 
 from .errors import UsernameTaken
 from .models import Bot, BotDelivery
@@ -62,7 +62,7 @@ class PlayerCreateApi(APIView):
     authentication_classes: list[type] = []
     permission_classes = [AllowAny]
 
-    class InputSerializer(InputSerializer):
+    class InputSerializer(RequestSerializer):
         class Meta:
             ref_name = "PlayerCreateInput"  # its component's name (generated clients name their class after it)
 
@@ -243,7 +243,7 @@ def _bot_fields(bot: Bot) -> dict[str, object]:
 class BotsApi(APIView):
     """``GET``: the caller's bots; ``POST``: register a bot."""
 
-    class BotInputSerializer(InputSerializer):
+    class BotInputSerializer(RequestSerializer):
         name = NameField(
             USERNAME_PATTERN,
             help_text="The bot's username, as for a player.",
@@ -355,7 +355,7 @@ class BotStatsApi(APIView):
 class BotApi(APIView):
     """One of the caller's bots: ``GET`` it, ``PATCH`` how it gets its turns, ``DELETE`` (retire) it."""
 
-    class BotUpdateInputSerializer(InputSerializer):
+    class BotUpdateInputSerializer(RequestSerializer):
         delivery = serializers.ChoiceField(choices=BotDelivery.choices, required=False)
         webhook_url = serializers.CharField(
             required=False,

@@ -154,3 +154,24 @@ def test_a_connection_closed_at_its_lifetime_leaves_no_garbage(kind: str, table:
 
     garbage = _left_to_the_collector(request)
     assert not garbage, f"a {kind} left {len(garbage) / REQUESTS:.1f} objects to the collector: {_kinds(garbage)}"
+
+
+def test_a_request_serializer_untied_still_reads_and_answers() -> None:
+    """Once validated, it holds no bound field (no cycle), and its data, errors and fields still answer."""
+    from games.matches.serializers import MatchCreateInputSerializer
+
+    good = MatchCreateInputSerializer(data={"variant": "dos", "seats": [{"player": "me"}, {"bot": "level-1"}]})
+    assert good.is_valid() and "fields" not in good.__dict__
+    assert good.validated_data["variant"] == "dos" and len(good.validated_data["seats"]) == 2
+    bad = MatchCreateInputSerializer(data={"variant": 7, "seats": "none"})
+    assert not bad.is_valid() and set(bad.errors) == {"variant", "seats"}
+    assert set(bad.fields) >= {"variant", "seats"} and bad.fields["seats"].parent is bad  # bound again on demand
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        MatchCreateInputSerializer(data={"variant": "dos", "seats": [{"player": "me"}]}).is_valid()
+        gc.collect()
+        assert not gc.garbage, _kinds(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()

@@ -11,10 +11,9 @@ collects the young generation each ``threshold0`` of them, so garbage freed at o
 collection about.
 
 :func:`untangle` cuts those references once a response has been sent (:class:`Untangling`: a closer
-of the response, as Django's ``request.close``), :func:`untie` a serializer's (the ones that read a
-request: ``tute_api.serializers.InputSerializer``; the ones that wrote a response's data: :func:`untangle`);
-``tests/test_cycles.py`` counts what each kind of
-request leaves to the collector.
+of the response, as Django's ``request.close``); :func:`untie` cuts a serializer's, for those that read
+a request (``tute_api.serializers.InputSerializer``) and those that wrote a response's data
+(:func:`untangle`). ``tests/test_cycles.py`` counts what each kind of request leaves to the collector.
 """
 
 from __future__ import annotations
