@@ -38,10 +38,10 @@ control_socket_disable = True
 #: request leaves no garbage cycle (tute_api/cycles.py), so reference counting frees all it made and the
 #: collector has little to find; but each collection stops the process's event loop while it scans the
 #: objects of every connection that opened since the one before (beside 5,000 open connections, 0.25-0.7
-#: s). A young generation of 200,000 objects (Python's is 700): about one collection per process every
-#: ten minutes, which stopped its process 0.1% of the time against 0.8% with 7,000, and the fan-out's p99
-#: over 300 s was 182 ms against 412 (docs/performance.md, 2026-12-05). The few stray cycles it leaves
-#: for longer cost a few MB.
+#: s). A young generation of 200,000 objects (Python's is 700): about one collection per process in five
+#: to ten minutes, which stopped its process 0.1% of the time against 0.8% with 7,000; the fan-out's p99
+#: over 300 s was 182-501 ms (three runs) against 412 ms with 7,000 (docs/performance.md, 2026-12-05).
+#: The few stray cycles it leaves for longer cost a few MB.
 _GC_THRESHOLDS = tuple(int(n) for n in os.environ.get("GC_THRESHOLDS", "200000,10,10").split(","))
 
 
