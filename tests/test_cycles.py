@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from channels.testing import WebsocketCommunicator
+from rest_framework.views import APIView
 
 from tests.games.helpers import human_table, new_player
 from tests.test_asgi_handler import _call
@@ -45,7 +46,11 @@ def _left_to_the_collector(request: Callable[[], Coroutine[Any, Any, None]]) -> 
 
 
 def _kinds(garbage: list[Any]) -> list[str]:
-    return sorted({type(thing).__qualname__ for thing in garbage})
+    """The types of the garbage, and the URL arguments of any view among it (this test's match, or an
+    earlier test's left behind?)."""
+    views = [f"{type(thing).__qualname__}{thing.kwargs}" for thing in garbage if isinstance(thing, APIView)
+             and isinstance(getattr(thing, "kwargs", None), dict)]  # fmt: skip
+    return sorted({type(thing).__qualname__ for thing in garbage}) + views
 
 
 @pytest.fixture
@@ -89,7 +94,8 @@ def test_a_request_leaves_no_garbage(kind: str, table: Any) -> None:
             _ok(await stream, 200)
 
     garbage = _left_to_the_collector(request)
-    assert not garbage, f"a {kind} left {len(garbage) / REQUESTS:.1f} objects to the collector: {_kinds(garbage)}"
+    assert not garbage, (f"a {kind} on match {table.match_id} left {len(garbage) / REQUESTS:.1f} objects to the "
+                         f"collector: {_kinds(garbage)}")  # fmt: skip
 
 
 def test_a_match_against_a_bot_leaves_no_garbage(settings: Any) -> None:
@@ -153,7 +159,8 @@ def test_a_connection_closed_at_its_lifetime_leaves_no_garbage(kind: str, table:
                             token=table.seats[0].token), 200)  # fmt: skip
 
     garbage = _left_to_the_collector(request)
-    assert not garbage, f"a {kind} left {len(garbage) / REQUESTS:.1f} objects to the collector: {_kinds(garbage)}"
+    assert not garbage, (f"a {kind} on match {table.match_id} left {len(garbage) / REQUESTS:.1f} objects to the "
+                         f"collector: {_kinds(garbage)}")  # fmt: skip
 
 
 def test_a_request_serializer_untied_still_reads_and_answers() -> None:
