@@ -724,14 +724,15 @@ def gc_figures(before: dict[int, dict[str, Any]], after: dict[int, dict[str, Any
     many, the wall and CPU seconds they stopped their process, the objects they freed, the longest stop
     that ended between ``start`` and ``end`` (``time.time()``; stops under 10 ms are not kept: None if none
     was longer); the processes that reported; and the share of the window they were stopped, on average."""
-    zero = {"collections": [0, 0, 0], "wall_seconds": [0.0] * 3, "cpu_seconds": [0.0] * 3, "freed": [0, 0, 0]}
+    counted = ("collections", "wall_seconds", "cpu_seconds", "freed")
+    zero = {key: [0, 0, 0] for key in counted}  # a process that started in the window
     figures: dict[str, Any] = {}
     for g, name in enumerate(GENERATIONS):
         longest = [wall for report in after.values() for at, gen, wall in report["kept"]
                    if gen == g and start <= at <= end]  # fmt: skip
         figures[name] = {
             key: round(sum(report[key][g] - before.get(pid, zero)[key][g] for pid, report in after.items()), 3)
-            for key in ("collections", "wall_seconds", "cpu_seconds", "freed")
+            for key in counted
         }
         figures[name]["longest_ms"] = round(1000 * max(longest), 1) if longest else None
     stopped = sum(figures[name]["wall_seconds"] for name in GENERATIONS)

@@ -14,10 +14,10 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
-from channels.testing import WebsocketCommunicator
 from rest_framework.views import APIView
 
 from tests.games.helpers import human_table, new_player
+from tests.games.test_sockets import open_socket
 from tests.test_asgi_handler import _call
 from tute_api.asgi import application
 
@@ -26,23 +26,29 @@ pytestmark = pytest.mark.django_db(transaction=True)
 REQUESTS = 4
 
 
-def _left_to_the_collector(request: Callable[[], Coroutine[Any, Any, None]]) -> list[Any]:
-    """What a collection frees after ``REQUESTS`` calls of ``request`` (after two that warm caches up)."""
+def _garbage_of(run: Callable[[], None]) -> list[Any]:
+    """What a collection frees after ``run()`` (after one that frees what came before)."""
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        run()
+        gc.collect()
+        return list(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+
+
+def _assert_nothing_left(what: str, request: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """A collection frees nothing after ``REQUESTS`` calls of ``request`` (after two that warm caches up)."""
 
     async def requests(n: int) -> None:
         for _ in range(n):
             await request()
 
     asyncio.run(requests(2))
-    gc.collect()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
-        asyncio.run(requests(REQUESTS))
-        gc.collect()
-        return list(gc.garbage)
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
+    garbage = _garbage_of(lambda: asyncio.run(requests(REQUESTS)))
+    assert not garbage, f"{what} left {len(garbage) / REQUESTS:.1f} objects to the collector: {_kinds(garbage)}"
 
 
 def _kinds(garbage: list[Any]) -> list[str]:
@@ -93,9 +99,7 @@ def test_a_request_leaves_no_garbage(kind: str, table: Any) -> None:
             leave.set()
             _ok(await stream, 200)
 
-    garbage = _left_to_the_collector(request)
-    assert not garbage, (f"a {kind} on match {table.match_id} left {len(garbage) / REQUESTS:.1f} objects to the "
-                         f"collector: {_kinds(garbage)}")  # fmt: skip
+    _assert_nothing_left(f"a {kind} on match {table.match_id}", request)
 
 
 def test_a_match_against_a_bot_leaves_no_garbage(settings: Any) -> None:
@@ -113,8 +117,7 @@ def test_a_match_against_a_bot_leaves_no_garbage(settings: Any) -> None:
             _ok(await _call(application, "POST", f"{url}/actions", body=json.dumps(action).encode(),
                             token=host.token), 200, 201)  # fmt: skip
 
-    garbage = _left_to_the_collector(request)
-    assert not garbage, f"a match left {len(garbage) / REQUESTS:.1f} objects to the collector: {_kinds(garbage)}"
+    _assert_nothing_left("a match", request)
 
 
 def test_a_socket_leaves_no_garbage(table: Any) -> None:
@@ -123,18 +126,14 @@ def test_a_socket_leaves_no_garbage(table: Any) -> None:
     view = table.seats[0].get(url).json()
 
     async def request() -> None:
-        bearer = [(b"authorization", f"Bearer {table.seats[0].token}".encode())]
-        socket = WebsocketCommunicator(application, f"{url}/ws?after={view['seq']}", headers=bearer)
-        connected, _ = await socket.connect()
-        assert connected
+        socket = await open_socket(table.match_id, table.seats[0].token, f"?after={view['seq']}")
         assert (await socket.receive_json_from(5))["type"] == "ready"
         await socket.send_json_to({"type": "action", "action": {"type": "fly"}})
         while (frame := await socket.receive_json_from(5))["type"] != "error":
             assert frame["type"] == "event", frame
         await socket.disconnect()
 
-    garbage = _left_to_the_collector(request)
-    assert not garbage, f"a socket left {len(garbage) / REQUESTS:.1f} objects to the collector: {_kinds(garbage)}"
+    _assert_nothing_left(f"a socket on match {table.match_id}", request)
 
 
 @pytest.mark.parametrize("kind", ["socket", "event stream"])
@@ -146,10 +145,7 @@ def test_a_connection_closed_at_its_lifetime_leaves_no_garbage(kind: str, table:
 
     async def request() -> None:
         if kind == "socket":
-            bearer = [(b"authorization", f"Bearer {table.seats[0].token}".encode())]
-            socket = WebsocketCommunicator(application, f"{url}/ws?after={view['seq']}", headers=bearer)
-            connected, _ = await socket.connect()
-            assert connected
+            socket = await open_socket(table.match_id, table.seats[0].token, f"?after={view['seq']}")
             while (message := await socket.receive_output(5))["type"] != "websocket.close":
                 pass
             assert message["code"] == 4000, message  # its lifetime
@@ -158,9 +154,7 @@ def test_a_connection_closed_at_its_lifetime_leaves_no_garbage(kind: str, table:
             _ok(await _call(application, "GET", f"{url}/stream", query=f"after={view['seq']}".encode(),
                             token=table.seats[0].token), 200)  # fmt: skip
 
-    garbage = _left_to_the_collector(request)
-    assert not garbage, (f"a {kind} on match {table.match_id} left {len(garbage) / REQUESTS:.1f} objects to the "
-                         f"collector: {_kinds(garbage)}")  # fmt: skip
+    _assert_nothing_left(f"a {kind} on match {table.match_id}", request)
 
 
 def test_a_request_serializer_untied_still_reads_and_answers() -> None:
@@ -173,12 +167,6 @@ def test_a_request_serializer_untied_still_reads_and_answers() -> None:
     bad = MatchCreateInputSerializer(data={"variant": 7, "seats": "none"})
     assert not bad.is_valid() and set(bad.errors) == {"variant", "seats"}
     assert set(bad.fields) >= {"variant", "seats"} and bad.fields["seats"].parent is bad  # bound again on demand
-    gc.collect()
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
-        MatchCreateInputSerializer(data={"variant": "dos", "seats": [{"player": "me"}]}).is_valid()
-        gc.collect()
-        assert not gc.garbage, _kinds(gc.garbage)
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
+    garbage = _garbage_of(lambda: MatchCreateInputSerializer(data={"variant": "dos", "seats": [{"player": "me"}]})
+                          .is_valid())  # fmt: skip
+    assert not garbage, _kinds(garbage)

@@ -3,9 +3,9 @@
 Every collection stops the whole process, its event loop too: beside thousands of open connections
 they are the tail of the fan-out (docs/performance.md). With ``GC_PAUSES_DIR`` set, each gunicorn
 worker (``gunicorn.conf.py``) counts its collections by generation, their wall and CPU time and the
-objects they freed, and keeps
-each stop of at least :data:`KEPT_SECONDS` with the time it ended; a daemon thread writes it all to
-``<GC_PAUSES_DIR>/<pid>.json`` every second, which the load test reads at its window's start and end.
+objects they freed, and keeps each stop of at least :data:`KEPT_SECONDS` with the time it ended; a
+daemon thread writes it all to ``<GC_PAUSES_DIR>/<pid>.json`` every second, which the load test reads at
+its window's start and end.
 """
 
 from __future__ import annotations
