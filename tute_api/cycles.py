@@ -11,16 +11,18 @@ collects the young generation each ``threshold0`` of them, so garbage freed at o
 collection about.
 
 :func:`untangle` cuts those references once a response has been sent (:class:`Untangling`: a closer
-of the response, as Django's ``request.close``); :func:`untie` cuts a serializer's, for those that read
-a request (``tute_api.serializers.InputSerializer``) and those that wrote a response's data
-(:func:`untangle`). ``tests/test_cycles.py`` counts what each kind of request leaves to the collector.
+of the response, as Django's ``request.close``); a response that is not DRF's (an event stream, a
+plain 204) does not lead back to its view, whose cycle is unreachable as soon as it returns, so
+:func:`untangle_view` cuts it then (``games.live.deferred.DeferrableApi``); :func:`untie` cuts a
+serializer's, for those that read a request (``tute_api.serializers.InputSerializer``) and those that
+wrote a response's data (:func:`untangle`). ``tests/test_cycles.py`` counts what each kind of request
+leaves to the collector.
 """
 
 from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponseBase
@@ -64,18 +66,16 @@ def untie(field: Any) -> None:
         untie(child)
 
 
-def untangle_when_closed(response: HttpResponseBase, view: Any = None) -> None:
-    """Untangle ``response`` once it is closed (sent), or ``view``, its view, when given: a response
-    that is not DRF's (a stream, a plain 204) has no renderer context that leads back to its view."""
-    step: Callable[[Any], None] = untangle if view is None else untangle_view
-    target = weakref.ref(response if view is None else view)  # (the closer itself must not tie it to the response)
-    response._resource_closers.append(functools.partial(_if_alive, step, target))
+def untangle_when_closed(response: HttpResponseBase) -> None:
+    """Untangle ``response`` once it is closed (sent)."""
+    target = weakref.ref(response)  # (the closer itself must not tie it to the response)
+    response._resource_closers.append(functools.partial(_if_alive, target))
 
 
-def _if_alive(step: Callable[[Any], None], target: weakref.ref[Any]) -> None:
+def _if_alive(target: weakref.ref[HttpResponseBase]) -> None:
     alive = target()
     if alive is not None:
-        step(alive)
+        untangle(alive)
 
 
 class Untangling:

@@ -59,9 +59,15 @@ class DeferrableApi(APIView):
             response.answer_if_ready = lambda: finish(answer_if_ready)
             response.answer_unchanged = lambda: finish(unchanged)  # type: ignore[assignment,return-value]
             return response
-        response = super().finalize_response(request, response, *args, **kwargs)
-        if not isinstance(response, Response):  # a stream, a 204: no renderer_context leads back to this view
-            cycles.untangle_when_closed(response, view=self)
+        return super().finalize_response(request, response, *args, **kwargs)
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        response: HttpResponseBase = super().dispatch(request, *args, **kwargs)
+        if not isinstance(response, Response | waits.WaitingResponse):
+            # A stream, a 204: nothing leads back to this view from its response, so its cycle with its
+            # request is already unreachable, and would be the collector's at its next collection (an
+            # event stream's lasts minutes): cut it now (tute_api/cycles.py).
+            cycles.untangle_view(self)
         return response
 
     @classmethod
