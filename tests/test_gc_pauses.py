@@ -31,3 +31,21 @@ def test_a_process_writes_its_collections_by_generation(tmp_path: Path) -> None:
     kept = [entry for entry in report["kept"] if entry[1] == 2]  # 200,000 cycles: a stop of more than 10 ms
     assert kept and all(wall >= gc_pauses.KEPT_SECONDS for _, _, wall in kept)
     assert not list(tmp_path.glob("*.part"))  # written whole, then renamed
+
+
+def test_writing_the_report_leaves_no_garbage(tmp_path: Path) -> None:
+    """The writer runs every second in each server process it measures: it must not bring about the
+    collections it counts (``json.dump`` encodes in Python, through closures that refer to each other)."""
+    pauses = gc_pauses.Pauses()
+    gc_pauses.write(pauses, str(tmp_path))  # (the first write imports what it needs)
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for _ in range(5):
+            gc_pauses.write(pauses, str(tmp_path))
+        gc.collect()
+        garbage = list(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert not garbage, sorted({type(thing).__qualname__ for thing in garbage})

@@ -66,7 +66,7 @@ def write(pauses: Pauses, directory: str) -> None:
     """``pauses``' report to ``<directory>/<pid>.json``, whole or not at all (a reader never sees half)."""
     path = os.path.join(directory, f"{os.getpid()}.json")
     with open(f"{path}.part", "w") as out:
-        json.dump(pauses.report(), out)
+        out.write(json.dumps(pauses.report()))  # (json.dump's encoder in Python leaves a cycle of closures)
     os.replace(f"{path}.part", path)
 
 
