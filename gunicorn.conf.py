@@ -1,7 +1,7 @@
 """gunicorn's settings for the service (gunicorn reads this file from the working directory): the
 Docker image and ``make loadtest`` use it. Command-line options override it.
 
-ASGI: uvicorn workers (``uvicorn_worker.UvicornWorker``) under gunicorn, which restarts a worker that
+ASGI: uvicorn workers (``tute_api.serving.Worker``, uvicorn-worker's) under gunicorn, which restarts a worker that
 dies and drains them on SIGTERM. A long poll, an event stream or a ``/me/turns?wait=`` waits in a
 coroutine and holds no thread (``tute_api/asgi.py``, ``games/live/deferred.py``), so a process holds
 thousands; the other requests run on Django's WSGI handler in threads. Several processes, since Python
@@ -13,7 +13,7 @@ to match the threads.
 import gc
 import os
 
-worker_class = "uvicorn_worker.UvicornWorker"
+worker_class = "tute_api.serving.Worker"
 workers = int(os.environ.get("WEB_CONCURRENCY", "4"))  # on 2 cores (docs/performance.md)
 keepalive = 30
 # The arbiter restarts a worker that has not signalled for this long. A uvicorn worker signals from its

@@ -102,7 +102,7 @@ def test_the_image_serves_with_threads_so_that_long_polls_do_not_block_it(monkey
     monkeypatch.delenv("DATABASE_POOL_SIZE", raising=False)  # the file sets it; restored after the test
     monkeypatch.delenv("ASGI_THREADS", raising=False)
     config = runpy.run_path(str(BASE_DIR / "gunicorn.conf.py"))
-    assert config["worker_class"] == "uvicorn_worker.UvicornWorker"  # ASGI: waits hold no thread
+    assert config["worker_class"] == "tute_api.serving.Worker"  # ASGI (uvicorn's): waits hold no thread
     assert config["workers"] == 4 and "threads" not in config
     # Two threads per process for the requests that do not wait, a pool to match (docs/performance.md: eight
     # fought over the cores); set in the environment, where tute_api/threads.py and the settings read them.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import secrets
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -47,8 +48,20 @@ def _assert_nothing_left(what: str, request: Callable[[], Coroutine[Any, Any, No
             await request()
 
     asyncio.run(requests(2))
-    garbage = _garbage_of(lambda: asyncio.run(requests(REQUESTS)))
+    garbage = _ours(_garbage_of(lambda: asyncio.run(requests(REQUESTS))))
     assert not garbage, f"{what} left {len(garbage) / REQUESTS:.1f} objects to the collector: {_kinds(garbage)}"
+
+
+#: Django's: a query with ``select_related`` compiles through a nested function that calls itself, a cycle
+#: of three objects (the function, its closure and the closure's cell) a query. Not the service's to cut.
+DJANGOS = "SQLCompiler.get_select.<locals>.get_select_from_parent"
+
+
+def _ours(garbage: list[Any]) -> list[Any]:
+    """The garbage less Django's :data:`DJANGOS` cycles."""
+    functions = [thing for thing in garbage if getattr(thing, "__qualname__", None) == DJANGOS]
+    theirs = {id(part) for function in functions for part in (function, function.__closure__, *function.__closure__)}
+    return [thing for thing in garbage if id(thing) not in theirs]
 
 
 def _kinds(garbage: list[Any]) -> list[str]:
@@ -71,16 +84,26 @@ def _ok(sent: list[dict[str, Any]], *statuses: int) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize(
-    "kind", ["view", "long poll that times out", "turns long poll", "events", "refused action", "event stream"]
-)
+    "kind",
+    ["view", "long poll that times out", "turns long poll", "events", "refused action", "event stream", "sign-up",
+     "list of matches", "leaderboard", "ladder's leaderboard"],
+)  # fmt: skip
 def test_a_request_leaves_no_garbage(kind: str, table: Any) -> None:
     url = f"/api/v1/matches/{table.match_id}"
     view = table.seats[0].get(url).json()
     mover = table.seats[view["hand"]["turn"]]
     waiting = table.seats[1 - view["hand"]["turn"]]
+    reads = {"list of matches": ("/api/v1/matches/", b"status=active&variant=dos&page=1"),
+             "leaderboard": ("/api/v1/leaderboards/dos", b"page_size=10"),
+             "ladder's leaderboard": ("/api/v1/ladder/leaderboard", b"page=1")}  # fmt: skip
 
     async def request() -> None:
-        if kind == "view":
+        if kind in reads:  # with a query, read by a serializer
+            _ok(await _call(application, "GET", reads[kind][0], query=reads[kind][1], token=waiting.token), 200)
+        elif kind == "sign-up":  # its answer's serializer was copied into a plain dict, out of the closer's reach
+            body = json.dumps({"username": f"new-{secrets.token_hex(4)}"}).encode()
+            _ok(await _call(application, "POST", "/api/v1/players/", body=body), 201)
+        elif kind == "view":
             _ok(await _call(application, "GET", url, token=waiting.token), 200)
         elif kind == "long poll that times out":  # it waits in the event loop, then answers as it is
             _ok(await _call(application, "GET", url, query=f"after={view['seq']}&wait=1".encode(),

@@ -7,7 +7,6 @@ One small view per operation (HackSoft style); errors are ApiErrors rendered as 
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -17,6 +16,7 @@ from tute_api.created import created, location
 from tute_api.fields import QueryInteger
 from tute_api.pagination import MAX_PAGE, Pagination
 from tute_api.schema import problems
+from tute_api.serializers import FlatSerializer
 
 from . import selectors, services
 from .bodies import LeaderboardEntry, run_view
@@ -34,7 +34,7 @@ from .serializers import (
 LadderPagination = Pagination
 
 
-class LadderPageSerializer(serializers.Serializer):
+class LadderPageSerializer(FlatSerializer):
     page = QueryInteger(required=False, min_value=1, max_value=MAX_PAGE, help_text="1 by default.")
     page_size = QueryInteger(
         required=False, min_value=1, max_value=LadderPagination.max_page_size, help_text="20 by default."

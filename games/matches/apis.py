@@ -12,7 +12,6 @@ from uuid import UUID
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
@@ -25,7 +24,7 @@ from tute_api.fields import QueryChoice, QueryInteger
 from tute_api.pagination import MAX_PAGE, Pagination, page_of
 from tute_api.renderers import JSONRenderer
 from tute_api.schema import problems
-from tute_api.serializers import InputSerializer
+from tute_api.serializers import FlatSerializer, InputSerializer
 
 from . import examples, replays, selectors, services
 from .bodies import MatchEntry, match_view, record_view
@@ -130,7 +129,7 @@ MatchPageSerializer = page_of("MatchPageSerializer", MatchSummarySerializer(many
 class MatchesApi(APIView):
     """``GET``: the caller's matches; ``POST``: a new match."""
 
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(FlatSerializer):
         status = QueryChoice(choices=MatchStatus.values, required=False)
         variant = QueryChoice(
             choices=sorted(engine.VARIANTS),

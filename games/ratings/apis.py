@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -12,6 +11,7 @@ from games import engine
 from tute_api.fields import QueryInteger
 from tute_api.pagination import MAX_PAGE
 from tute_api.schema import problems
+from tute_api.serializers import FlatSerializer
 
 from . import selectors
 from .models import LEADERBOARD_MAX_DEVIATION
@@ -24,7 +24,7 @@ MAX_PAGE_SIZE = 100
 
 
 class LeaderboardApi(APIView):
-    class FilterSerializer(serializers.Serializer):
+    class FilterSerializer(FlatSerializer):
         page = QueryInteger(required=False, min_value=1, max_value=MAX_PAGE, help_text="1 by default.")
         page_size = QueryInteger(required=False, min_value=1, max_value=MAX_PAGE_SIZE, help_text="50 by default.")
 
