@@ -54,4 +54,4 @@ def post_worker_init(worker: object) -> None:
     if os.environ.get("GC_PAUSES_DIR"):  # make loadtest: the collector's stops of each process
         from tute_api import gc_pauses
 
-        gc_pauses.install(os.environ["GC_PAUSES_DIR"])
+        gc_pauses.install(os.environ["GC_PAUSES_DIR"], census=bool(os.environ.get("GC_CENSUS")))

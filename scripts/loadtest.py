@@ -25,6 +25,7 @@ makes (``PGBENCH_ACTION``, ``--pgbench-seconds``, as many clients), and the serv
 from __future__ import annotations
 
 import argparse
+import collections
 import http.client
 import json
 import math
@@ -736,6 +737,12 @@ def gc_figures(before: dict[int, dict[str, Any]], after: dict[int, dict[str, Any
         }
         figures[name]["longest_ms"] = round(1000 * max(longest), 1) if longest else None
     stopped = sum(figures[name]["wall_seconds"] for name in GENERATIONS)
+    if any("garbage" in report for report in after.values()):  # a census: what the collections found, by kind
+        found: collections.Counter[str] = collections.Counter()
+        for pid, report in after.items():
+            found.update(report.get("garbage", {}))
+            found.subtract(before.get(pid, {}).get("garbage", {}))
+        figures["garbage"] = {kind: n for kind, n in found.most_common() if n > 0}
     figures["processes"] = len(after)
     figures["stopped_share"] = round(stopped / ((end - start) * len(after)), 4) if after and end > start else None
     return figures
@@ -806,6 +813,9 @@ def main() -> None:
     parser.add_argument("--database", default="tute_loadtest")
     parser.add_argument("--pgbench-seconds", type=float, default=15,
                         help="after the load, pgbench the statements of an action this long (0: no ceiling)")
+    parser.add_argument("--gc-census", action="store_true",
+                        help="a diagnostic: the server's processes keep the garbage their collections find and "
+                             "count it by kind (tute_api/gc_pauses.py); its figures are not the service's then")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, _interrupted)  # as Ctrl-C: stop what was started, drop the database
@@ -814,6 +824,8 @@ def main() -> None:
     gc_pauses_dir = tempfile.mkdtemp(prefix="loadtest-gc-")
     env = service_env(args.database, web_threads=args.web_threads,
                       live_connections=max(10, args.idle_per_player), gc_pauses_dir=gc_pauses_dir)  # fmt: skip
+    if args.gc_census:
+        env["GC_CENSUS"] = "1"
     (ROOT / "var").mkdir(exist_ok=True)
     log = open(ROOT / "var" / "loadtest.log", "wb")  # noqa: SIM115 - kept open for the subprocesses
     pg_admin(f'DROP DATABASE IF EXISTS "{args.database}"')
@@ -1043,6 +1055,10 @@ def main() -> None:
             f"{collector[name]['longest_ms'] if collector[name]['longest_ms'] is not None else '< 10'} ms, "
             f"{collector[name]['freed']:,} objects freed)"
             for name in GENERATIONS) + f"; each process stopped {100 * (collector['stopped_share'] or 0):.1f}% of it")
+        if "garbage" in collector:
+            kinds = ", ".join(f"{kind} {n:,}" for kind, n in list(collector["garbage"].items())[:10])
+            print(f"  the garbage they found: {sum(collector['garbage'].values()):,} objects"
+                  + (f", the commonest kinds {kinds}" if kinds else ""))
         machine, cpu = figures["machine"], figures["cpu_ms_per_action"]
         print(f"  CPU per action: web {cpu['web']} ms, worker {cpu['worker']} ms, clients {cpu['clients']} ms")
         print(f"  machine: {machine['cpus']} CPUs, {100 * (machine['busy_share'] or 0):.0f}% busy, of which "

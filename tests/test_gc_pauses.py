@@ -8,6 +8,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from tute_api import gc_pauses
 
@@ -49,3 +50,38 @@ def test_writing_the_report_leaves_no_garbage(tmp_path: Path) -> None:
         gc.set_debug(0)
         gc.garbage.clear()
     assert not garbage, sorted({type(thing).__qualname__ for thing in garbage})
+
+
+class _Knot:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_a_census_names_the_kinds_of_garbage_the_collections_found(tmp_path: Path, monkeypatch: Any) -> None:
+    """With ``GC_CENSUS``, a diagnostic: what a collection found, kept and counted by kind, a function by name."""
+    monkeypatch.setattr(gc_pauses, "CENSUS_EVERY", 0.1)
+
+    def looped() -> None:
+        def again() -> None:  # refers to itself through its closure: a cycle
+            again()
+
+    pauses = gc_pauses.install(str(tmp_path), every=0.05, census=True)
+    try:
+        for _ in range(7):
+            _Knot()
+            looped()
+        time.sleep(0.5)  # the writer collects in full, then reports
+    finally:
+        gc.callbacks.remove(pauses)
+        gc.set_debug(0)
+        gc.garbage.clear()
+    time.sleep(0.1)
+    garbage = json.loads((tmp_path / f"{os.getpid()}.json").read_text())["garbage"]
+    assert garbage[f"{__name__}._Knot"] == 7
+    functions = {kind: n for kind, n in garbage.items() if "looped.<locals>.again" in kind}
+    assert list(functions.values()) == [7] and next(iter(functions)).startswith("builtins.function "), garbage
+
+
+def test_a_report_without_a_census_names_no_garbage(tmp_path: Path) -> None:
+    gc_pauses.write(gc_pauses.Pauses(), str(tmp_path))
+    assert "garbage" not in json.loads((tmp_path / f"{os.getpid()}.json").read_text())

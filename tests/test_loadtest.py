@@ -280,3 +280,17 @@ def test_the_collectors_stops_are_counted_within_the_window() -> None:
                                 "longest_ms": 50.0}  # fmt: skip
     assert figures["full"]["collections"] == 0 and figures["full"]["longest_ms"] is None  # the 2 s stop was before
     assert figures["stopped_share"] == 0.075  # 1.5 s over two processes' 10 s
+    assert "garbage" not in figures  # no census
+
+
+def test_a_census_of_garbage_counts_what_was_found_within_the_window() -> None:
+    """``--gc-census``: each process's counts by kind are cumulative; the window's are after less before."""
+    module = _loadtest_module()
+
+    def report(pid: int, garbage: dict[str, int]) -> dict[str, Any]:
+        return {"pid": pid, "collections": [0, 0, 1], "wall_seconds": [0.0, 0.0, 0.1], "cpu_seconds": [0.0, 0.0, 0.1],
+                "freed": [0, 0, 0], "kept": [], "garbage": garbage}  # fmt: skip
+
+    before = {1: report(1, {"builtins.cell": 50, "a.Knot": 3})}
+    after = {1: report(1, {"builtins.cell": 80, "a.Knot": 3}), 2: report(2, {"builtins.cell": 5, "b.Loop": 40})}
+    assert module.gc_figures(before, after, 100.0, 110.0)["garbage"] == {"b.Loop": 40, "builtins.cell": 35}
