@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from django.conf import settings
 from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -48,7 +47,7 @@ from . import channels, waits, watchers
 from .bodies import LiveEntry
 from .deferred import DeferrableApi
 from .serializers import LIVE_PAGE, LiveMatchPageSerializer, LiveMatchSerializer
-from .slots import TOO_MANY_CONNECTIONS, connection_slot
+from .slots import TOO_MANY_CONNECTIONS, connection_lifetime, connection_slot
 from .stream import aevent_stream, event_stream, keepalive_seconds, presence_counts
 
 MATCH_ID = OpenApiParameter("match_id", UUID, OpenApiParameter.PATH, description="The match's id.")
@@ -263,7 +262,7 @@ class MatchStreamApi(DeferrableApi):
             seat=membership.seat,
             player_id=request.user.pk,
             after=after,
-            lifetime=settings.STREAM_MAX_SECONDS,
+            lifetime=connection_lifetime(),
             keepalive=keepalive,
             watch=watch,
             slot=slot,

@@ -1,12 +1,19 @@
-"""A cap on the connections that wait for news per player: long polls, event streams and (the
-socket consumer's) WebSockets. Each holds a slot while it is open; beyond ``LIVE_CONNECTIONS_PER_PLAYER``
-slots of one player the next is refused with 429 ``too_many_connections`` (``Retry-After``), before it
-waits, so that one player's 50 waits cannot take what the others need::
+"""A cap on the connections that wait for news per player, and the lifetime of those that stay open.
+
+The cap: long polls, event streams and (the socket consumer's) WebSockets. Each holds a slot while it is
+open; beyond ``LIVE_CONNECTIONS_PER_PLAYER`` slots of one player the next is refused with 429
+``too_many_connections`` (``Retry-After``), before it waits, so that one player's 50 waits cannot take
+what the others need::
 
     with connection_slot(player_id, "stream"):        # a sync view (WSGI)
         ...
     async with connection_slot(player_id, "socket"):  # a coroutine (ASGI, a consumer)
         ...
+
+The lifetime (:func:`connection_lifetime`): a stream or a socket is closed after ``STREAM_MAX_SECONDS`` at
+most, less a random share of it (up to :data:`LIFETIME_JITTER`), for its client to reconnect with its last
+seq. The same for all, connections opened together (every client of a deploy, of a network's blip, of
+a load test's start) would all end together, and come back together, for ever.
 
 The count lives in the server process, exact and with no round trip (a slot is taken and given
 back without I/O, and a process that dies takes its slots along): a service of W processes lets a
@@ -15,6 +22,7 @@ player hold at most W times the cap, which still bounds what one player can take
 
 from __future__ import annotations
 
+import random
 import threading
 from collections import Counter
 from types import TracebackType
@@ -28,6 +36,14 @@ TOO_MANY_CONNECTIONS = "too_many_connections"
 RETRY_SECONDS = 5
 #: The kinds of connection that take a slot.
 KINDS = ("long_poll", "stream", "turns", "notices", "socket")
+#: A connection's lifetime is ``STREAM_MAX_SECONDS`` less a random share of it, up to this share.
+LIFETIME_JITTER = 0.2
+
+
+def connection_lifetime() -> float:
+    """Seconds a stream or a socket that opens now may live: ``STREAM_MAX_SECONDS`` at most, and at least
+    ``1 - LIFETIME_JITTER`` of it, at random (module docstring)."""
+    return float(settings.STREAM_MAX_SECONDS) * (1 - LIFETIME_JITTER * random.random())
 
 _lock = threading.Lock()
 _open: Counter[str] = Counter()  # by player

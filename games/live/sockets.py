@@ -60,7 +60,7 @@ from tute_api.threads import in_thread
 from tute_api.throttling import PlayerRateThrottle
 
 from . import channels, watchers
-from .slots import connection_slot
+from .slots import connection_lifetime, connection_slot
 from .stream import BATCH, keepalive_seconds, presence_counts
 
 logger = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ AUTH_SECONDS = 10.0
 #: The close codes, each with what the client should do.
 CLOSE_CODES = {
     1000: "match_over: every event was sent and nothing more will happen; do not reconnect",
-    4000: "lifetime: the socket lived STREAM_MAX_SECONDS; reconnect with ?after=<last seq>",
+    4000: "lifetime: the socket reached its lifetime (STREAM_MAX_SECONDS at most); reconnect with ?after=<last seq>",
     4400: "bad_request: a malformed query or frame; fix the client",
     4401: "not_authenticated or authentication_failed: no token, or not a valid one; do not retry it",
     4404: "not_found: no such match, or not one the caller may watch; do not retry",
@@ -356,7 +356,7 @@ class MatchSocket(AuthenticatedSocket):
     async def _tick(self) -> None:
         """Pings while idle, the seat kept present, and the socket's lifetime."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + settings.STREAM_MAX_SECONDS
+        deadline = loop.time() + connection_lifetime()
         while not self.closed:
             left = deadline - loop.time()
             if left <= 0:

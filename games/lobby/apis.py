@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from games.live.apis import EventStreamRenderer
 from games.live.deferred import DeferrableApi
-from games.live.slots import connection_slot
+from games.live.slots import connection_lifetime, connection_slot
 from games.matches import examples
 from games.matches.bodies import match_view
 from games.matches.serializers import MatchSerializer
@@ -249,7 +249,7 @@ class MyNoticesStreamApi(DeferrableApi):
             channel.notice_stream(
                 player=request.user,
                 after=after,
-                lifetime=settings.STREAM_MAX_SECONDS,
+                lifetime=connection_lifetime(),
                 keepalive=settings.STREAM_KEEPALIVE_SECONDS,
                 slot=slot,
             ),

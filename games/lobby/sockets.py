@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from games.live import channels
-from games.live.slots import connection_slot
+from games.live.slots import connection_lifetime, connection_slot
 from games.live.sockets import AuthenticatedSocket, unavailable
 from players.models import Player
 from tute_api.errors import problem
@@ -69,7 +69,7 @@ class NoticeSocket(AuthenticatedSocket):
     async def _run(self, player: Player) -> None:
         """Send what is new whenever the player's channel has news; ping while idle; end at the lifetime."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + settings.STREAM_MAX_SECONDS
+        deadline = loop.time() + connection_lifetime()
         keepalive = float(settings.STREAM_KEEPALIVE_SECONDS)
         async with channels.asubscribe(channels.player_channel(player.pk)) as subscription:
             while not self.closed:
