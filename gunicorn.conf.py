@@ -41,7 +41,8 @@ control_socket_disable = True
 #: s). A young generation of 200,000 objects (Python's is 700): about one collection per process in five
 #: to ten minutes, which stopped its process 0.1% of the time against 0.8% with 7,000; the fan-out's p99
 #: over 300 s was 182-501 ms (three runs) against 412 ms with 7,000 (docs/performance.md, 2026-12-05).
-#: The few stray cycles it leaves for longer cost a few MB.
+#: Nor do the server's own connections now (``make loadtest --gc-census`` found their cycles): beside
+#: 5,000 connections for 300 s, no process collected at all (docs/performance.md, thirteenth session).
 _GC_THRESHOLDS = tuple(int(n) for n in os.environ.get("GC_THRESHOLDS", "200000,10,10").split(","))
 
 
