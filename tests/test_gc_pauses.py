@@ -60,23 +60,27 @@ class _Knot:
 def test_a_census_names_the_kinds_of_garbage_the_collections_found(tmp_path: Path, monkeypatch: Any) -> None:
     """With ``GC_CENSUS``, a diagnostic: what a collection found, kept and counted by kind, a function by name."""
     monkeypatch.setattr(gc_pauses, "CENSUS_EVERY", 0.1)
+    monkeypatch.setattr(gc_pauses, "CENSUS_KINDS", 10**6)  # (a test process has more kinds than a report names)
 
     def looped() -> None:
         def again() -> None:  # refers to itself through its closure: a cycle
             again()
 
+    report = tmp_path / f"{os.getpid()}.json"
     pauses = gc_pauses.install(str(tmp_path), every=0.05, census=True)
     try:
         for _ in range(7):
             _Knot()
             looped()
-        time.sleep(0.5)  # the writer collects in full, then reports
+        garbage: dict[str, int] = {}
+        deadline = time.monotonic() + 10
+        while f"{__name__}._Knot" not in garbage and time.monotonic() < deadline:  # the writer collects, then reports
+            time.sleep(0.1)
+            garbage = json.loads(report.read_text()).get("garbage", {}) if report.exists() else {}
     finally:
         gc.callbacks.remove(pauses)
         gc.set_debug(0)
         gc.garbage.clear()
-    time.sleep(0.1)
-    garbage = json.loads((tmp_path / f"{os.getpid()}.json").read_text())["garbage"]
     assert garbage[f"{__name__}._Knot"] == 7
     functions = {kind: n for kind, n in garbage.items() if "looped.<locals>.again" in kind}
     assert list(functions.values()) == [7] and next(iter(functions)).startswith("builtins.function "), garbage
