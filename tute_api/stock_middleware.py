@@ -12,10 +12,10 @@ called in the event loop, as plain calls; under WSGI nothing changes. The waitin
 ``/api/`` views, which touch no session (``tute_api.asgi.Handler``); a session saved in the event loop
 would fail loudly (``SynchronousOnlyOperation``), not silently.
 
-A request to the versioned API (:data:`API_PATHS`) skips the session's, the user's, the messages' and
-the CSRF cookie's steps (:class:`AdminOnly`): built for every request, the session store, the lazy user
-and the three message stores were never read by a view that takes a bearer token (17 µs a request),
-and a long poll kept them through its wait.
+A request to the versioned API or a probe (:data:`SESSIONLESS_PATHS`) skips the session's, the user's,
+the messages' and the CSRF cookie's steps (:class:`AdminOnly`): built for every request, the session
+store, the lazy user and the three message stores were never read by a view that takes a bearer token
+(17 µs a request), and a long poll kept them through its wait.
 
 ``settings.MIDDLEWARE`` keeps Django's names (``manage.py check --deploy`` looks for them there);
 the service's handlers load these in their place (:class:`Swapping`: ``tute_api.asgi``'s and
@@ -36,9 +36,11 @@ from django.middleware import clickjacking, common, csrf, security
 
 from tute_api.cycles import Untangling
 
-#: The paths of the versioned API, whose views take a bearer token: no session, no user of Django's, no
-#: messages, no CSRF cookie (the docs page, ``/api/docs/``, sets one: not in it).
-API_PATHS = "/api/v1/"
+#: The paths whose requests take no session, no user of Django's, no messages and no CSRF cookie: the
+#: versioned API, whose views take a bearer token (the docs page, ``/api/docs/``, sets a cookie: not in
+#: it), and the probes (which, given the whole stack, left 35 objects in a cycle each: the message
+#: storage and its request).
+SESSIONLESS_PATHS = ("/api/v1/", "/healthz", "/readyz")
 
 
 class InlineHooks:
@@ -68,16 +70,16 @@ class InlineHooks:
 
 class AdminOnly:
     """Mixed into a middleware whose work is the admin's pages' (a session, Django's user, messages, the
-    CSRF cookie): for a request to the API (:data:`API_PATHS`) its ``process_request`` and
+    CSRF cookie): for a request to the API or a probe (:data:`SESSIONLESS_PATHS`) its ``process_request`` and
     ``process_response`` do nothing. (CSRF's ``process_view`` still runs: the API's views are exempt.)"""
 
     def process_request(self, request: HttpRequest) -> HttpResponseBase | None:
-        if request.path_info.startswith(API_PATHS):
+        if request.path_info.startswith(SESSIONLESS_PATHS):
             return None
         return super().process_request(request)  # type: ignore[misc,no-any-return]
 
     def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
-        if request.path_info.startswith(API_PATHS) or not hasattr(super(), "process_response"):
+        if request.path_info.startswith(SESSIONLESS_PATHS) or not hasattr(super(), "process_response"):
             return response  # (the user's middleware has no step on the way out)
         return super().process_response(request, response)  # type: ignore[misc,no-any-return]
 
