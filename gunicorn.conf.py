@@ -1,9 +1,9 @@
 """gunicorn's settings for the service (gunicorn reads this file from the working directory): the
 Docker image and ``make loadtest`` use it. Command-line options override it.
 
-ASGI: uvicorn workers (``tute_api.serving.Worker``, uvicorn-worker's) under gunicorn, which restarts a worker that
-dies and drains them on SIGTERM. A long poll, an event stream or a ``/me/turns?wait=`` waits in a
-coroutine and holds no thread (``tute_api/asgi.py``, ``games/live/deferred.py``), so a process holds
+ASGI: uvicorn workers (``tute_api.serving.Worker``, uvicorn-worker's) under gunicorn, which restarts a
+worker that dies and drains them on SIGTERM. A long poll, an event stream or a ``/me/turns?wait=`` waits
+in a coroutine and holds no thread (``tute_api/asgi.py``, ``games/live/deferred.py``), so a process holds
 thousands; the other requests run on Django's WSGI handler in threads. Several processes, since Python
 runs one thread of a process at a time (docs/performance.md). Each process's sync code has a pool of
 ``ASGI_THREADS`` threads (the requests that do not wait, the waits' short reads), and a database pool

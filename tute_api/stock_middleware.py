@@ -70,8 +70,8 @@ class InlineHooks:
 
 class AdminOnly:
     """Mixed into a middleware whose work is the admin's pages' (a session, Django's user, messages, the
-    CSRF cookie): for a request to the API or a probe (:data:`SESSIONLESS_PATHS`) its ``process_request`` and
-    ``process_response`` do nothing. (CSRF's ``process_view`` still runs: the API's views are exempt.)"""
+    CSRF cookie): for a request to the API or a probe (:data:`SESSIONLESS_PATHS`) its ``process_request``
+    and ``process_response`` do nothing. (CSRF's ``process_view`` still runs: the API's views are exempt.)"""
 
     def process_request(self, request: HttpRequest) -> HttpResponseBase | None:
         if request.path_info.startswith(SESSIONLESS_PATHS):
