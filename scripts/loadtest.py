@@ -549,6 +549,32 @@ def tree_rss_bytes(root: int) -> int:
 # -- the service --------------------------------------------------------------------------------
 
 
+def _services_cpu_seconds(proc: str = "/proc") -> dict[str, float]:
+    """CPU seconds (user + system) used so far by this machine's PostgreSQL (its postmaster, its live
+    backends, and those that ended, counted in their parent's children's times) and Redis servers: where
+    the rest of the box goes. A backend that ends between two readings is counted in both."""
+    by_pid: dict[int, tuple[str, list[str]]] = {}
+    for entry in os.listdir(proc):
+        if entry.isdigit():
+            try:
+                with open(f"{proc}/{entry}/stat") as stat:
+                    name, _, rest = stat.read().rpartition(")")
+                by_pid[int(entry)] = (name.partition("(")[2], rest.split())
+            except OSError:
+                continue
+    ticks = os.sysconf("SC_CLK_TCK")
+    seconds = {"database": 0.0, "redis": 0.0}
+    for name, fields in by_pid.values():
+        own = int(fields[11]) + int(fields[12])
+        if name == "postgres":
+            parent = by_pid.get(int(fields[1]), ("", []))[0]
+            reaped = int(fields[13]) + int(fields[14]) if parent != "postgres" else 0  # the postmaster's
+            seconds["database"] += (own + reaped) / ticks
+        elif name == "redis-server":
+            seconds["redis"] += own / ticks
+    return seconds
+
+
 def service_env(database: str, *, web_threads: int = 2, live_connections: int = 10,
                 gc_pauses_dir: str = "") -> dict[str, str]:  # fmt: skip
     """The environment of the service under test: the production settings, on ``database`` of the PostgreSQL
@@ -696,12 +722,14 @@ def tree_cpu_seconds(*roots: int) -> float:
     return sum(int(fields[11]) + int(fields[12]) for fields in _tree_stats(*roots)) / os.sysconf("SC_CLK_TCK")
 
 
-def machine_cpu_seconds() -> tuple[float, float]:
-    """(busy, total) CPU seconds of the whole machine so far, from /proc/stat."""
+def machine_cpu_seconds() -> tuple[float, float, float]:
+    """(busy, total, waiting for the disk) CPU seconds of the whole machine so far, from /proc/stat. The
+    disk's share counts as idle: a run with much of it was held up by the disk (the commits' flushes),
+    not by the CPU."""
     with open("/proc/stat") as stat:
         values = [int(v) for v in stat.readline().split()[1:]]
-    idle = values[3] + values[4]
-    return (sum(values) - idle) / os.sysconf("SC_CLK_TCK"), sum(values) / os.sysconf("SC_CLK_TCK")
+    idle, ticks = values[3] + values[4], os.sysconf("SC_CLK_TCK")
+    return (sum(values) - idle) / ticks, sum(values) / ticks, values[4] / ticks
 
 
 #: The collector's generations, as the figures name them.
@@ -896,11 +924,13 @@ def main() -> None:
         clients = [p.pid for p in processes if p.pid is not None]
         others = [p.pid for p in (*idle_processes, greedy_process_) if p is not None and p.pid is not None]
         cpu_before = (tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid), machine_cpu_seconds(),
-                      tree_cpu_seconds(*clients), tree_cpu_seconds(*others) if others else 0.0)  # fmt: skip
+                      tree_cpu_seconds(*clients), tree_cpu_seconds(*others) if others else 0.0,
+                      _services_cpu_seconds())  # fmt: skip
         gc_before, gc_start = gc_reports(gc_pauses_dir), time.time()
         time.sleep(max(0.0, deadline - time.monotonic()))
         cpu_after = (tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid), machine_cpu_seconds(),
-                     tree_cpu_seconds(*clients), tree_cpu_seconds(*others) if others else 0.0)  # fmt: skip
+                     tree_cpu_seconds(*clients), tree_cpu_seconds(*others) if others else 0.0,
+                     _services_cpu_seconds())  # fmt: skip
         gc_after, gc_end = gc_reports(gc_pauses_dir), time.time()
         results = [r for _ in processes for r in queue.get(timeout=args.seconds + 120)]
         for process in processes:
@@ -936,6 +966,7 @@ def main() -> None:
     busy = cpu_after[2][0] - cpu_before[2][0]
     clients_cpu = cpu_after[3] - cpu_before[3]
     idle_clients_cpu = cpu_after[4] - cpu_before[4]  # the idle and greedy clients, on the same cores
+    services_cpu = {name: cpu_after[5][name] - cpu_before[5][name] for name in cpu_after[5]}
     latencies = [x for r in results for x in r["latencies"]]
     waits = [x for r in results for x in r["waits"]]
     errors = [e for r in results for e in r["errors"]]
@@ -974,6 +1005,8 @@ def main() -> None:
             "web": round(1000 * web_cpu / len(latencies), 1) if latencies else None,
             "worker": round(1000 * worker_cpu / len(latencies), 1) if latencies else None,
             "clients": round(1000 * clients_cpu / len(latencies), 1) if latencies else None,
+            **{name: round(1000 * seconds / len(latencies), 1) if latencies else None
+               for name, seconds in services_cpu.items()},  # fmt: skip
         },
         "machine": {
             "cpus": os.cpu_count(),
@@ -981,6 +1014,9 @@ def main() -> None:
             "web_and_worker_share": round((web_cpu + worker_cpu) / window, 2) if window else None,
             "clients_share": round(clients_cpu / window, 2) if window else None,
             "idle_clients_share": round(idle_clients_cpu / window, 3) if window else None,
+            **{f"{name}_share": round(seconds / window, 2) if window else None
+               for name, seconds in services_cpu.items()},  # fmt: skip
+            "disk_wait_share": round((cpu_after[2][2] - cpu_before[2][2]) / window, 3) if window else None,
             "load_1min_before": round(load_before, 2),
             "load_1min_after": round(load_after, 2),
         },
@@ -1060,13 +1096,16 @@ def main() -> None:
             print(f"  the garbage they found: {sum(collector['garbage'].values()):,} objects"
                   + (f", the commonest kinds {kinds}" if kinds else ""))
         machine, cpu = figures["machine"], figures["cpu_ms_per_action"]
-        print(f"  CPU per action: web {cpu['web']} ms, worker {cpu['worker']} ms, clients {cpu['clients']} ms")
+        print(f"  CPU per action: web {cpu['web']} ms, worker {cpu['worker']} ms, clients {cpu['clients']} ms, "
+              f"PostgreSQL {cpu['database']} ms, Redis {cpu['redis']} ms")
         print(f"  machine: {machine['cpus']} CPUs, {100 * (machine['busy_share'] or 0):.0f}% busy, of which "
               f"{100 * (machine['web_and_worker_share'] or 0):.0f}% for the web and the worker and "
               f"{100 * (machine['clients_share'] or 0):.0f}% for the clients"
               + (f" and {100 * (machine['idle_clients_share'] or 0):.0f}% for the idle and greedy clients"
                  if args.idle or args.greedy else "")
-              + "; load average "
+              + f", {100 * (machine['database_share'] or 0):.0f}% for PostgreSQL and "
+              f"{100 * (machine['redis_share'] or 0):.0f}% for Redis; waiting for the disk "
+              f"{100 * (machine['disk_wait_share'] or 0):.1f}%; load average "
               f"{machine['load_1min_before']} before, {machine['load_1min_after']} after")  # fmt: skip
     for error in errors[:10]:
         print(f"  error: {error}", file=sys.stderr)

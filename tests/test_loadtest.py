@@ -91,6 +91,9 @@ def test_a_short_load_test_plays_without_errors_and_reports_its_figures() -> Non
     assert figures["server"]["client_processes"] == 2 and figures["cpu_ms_per_action"]["web"] > 0
     assert figures["cpu_ms_per_action"]["clients"] > 0 and 0 <= figures["machine"]["clients_share"] < 1
     assert 0 <= figures["machine"]["idle_clients_share"] < 1  # the greedy player's process, mostly asleep
+    # Where the rest of the box went: the same PostgreSQL and Redis served every action of the run.
+    assert figures["cpu_ms_per_action"]["database"] > 0 and 0 < figures["machine"]["database_share"] < 1
+    assert figures["cpu_ms_per_action"]["redis"] >= 0 and 0 <= figures["machine"]["disk_wait_share"] < 1
     collector = figures["server_gc"]  # each server process's collections in the window (tute_api/gc_pauses.py)
     # (Requests leave no garbage to collect, tests/test_cycles.py: a short run may see no collection at all.)
     assert collector["processes"] == 1 and 0 <= collector["stopped_share"] < 1, collector  # the one web worker
@@ -175,6 +178,23 @@ def _loadtest_module() -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def test_the_machines_database_and_redis_cpu_is_read_with_the_backends_that_ended(tmp_path: Any) -> None:
+    """A PostgreSQL backend's CPU counts while it lives and, once it has ended, in its postmaster's
+    children's times: a run's figure does not lose the connections that closed during it."""
+    loadtest = _loadtest_module()
+    fake = tmp_path / "proc"
+    # pid (comm) state ppid … utime stime cutime cstime (fields 14-17 of proc(5))
+    rows = {1: ("postgres", 0, 100, 50, 400, 100), 2: ("postgres", 1, 30, 20, 0, 0), 3: ("redis-server", 0, 7, 3, 0, 0),
+            4: ("python", 0, 999, 999, 0, 0)}  # fmt: skip
+    for pid, (name, parent, user, system, children_user, children_system) in rows.items():
+        (fake / str(pid)).mkdir(parents=True)
+        fields = ["S", parent, *[0] * 9, user, system, children_user, children_system, *[0] * 5]
+        (fake / str(pid) / "stat").write_text(f"{pid} ({name}) " + " ".join(map(str, fields)))
+    ticks = os.sysconf("SC_CLK_TCK")
+    seconds = loadtest._services_cpu_seconds(str(fake))
+    assert seconds == {"database": (150 + 500 + 50) / ticks, "redis": 10 / ticks}
 
 
 def test_the_percentiles_are_nearest_rank() -> None:
