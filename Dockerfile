@@ -31,5 +31,5 @@ RUN SECRET_KEY=collectstatic-only DATABASE_URL=sqlite:////tmp/unused.sqlite3 pyt
 USER tute
 EXPOSE 8000
 
-# gunicorn.conf.py: ASGI, WEB_CONCURRENCY uvicorn workers (4); waits hold no thread (docs/performance.md).
+# gunicorn.conf.py: ASGI, WEB_CONCURRENCY uvicorn workers (one per core); waits hold no thread (docs/performance.md).
 CMD ["sh", "-c", "exec gunicorn tute_api.asgi:application --bind 0.0.0.0:${PORT} --access-logfile -"]

@@ -4,17 +4,19 @@ Docker image and ``make loadtest`` use it. Command-line options override it.
 ASGI: uvicorn workers (``tute_api.serving.Worker``, uvicorn-worker's) under gunicorn, which restarts a
 worker that dies and drains them on SIGTERM. A long poll, an event stream or a ``/me/turns?wait=`` waits
 in a coroutine and holds no thread (``tute_api/asgi.py``, ``games/live/deferred.py``), so a process holds
-thousands; the other requests run on Django's WSGI handler in threads. Several processes, since Python
-runs one thread of a process at a time (docs/performance.md). Each process's sync code has a pool of
-``ASGI_THREADS`` threads (the requests that do not wait, the waits' short reads), and a database pool
-to match the threads.
+thousands; the other requests run on Django's WSGI handler in threads. One process per core (two at
+least), since Python runs one thread of a process at a time (docs/performance.md). Each process's sync
+code has a pool of ``ASGI_THREADS`` threads (the requests that do not wait, the waits' short reads), and
+a database pool to match the threads.
 """
 
 import gc
 import os
 
+from tute_api.serving import default_workers as _default_workers
+
 worker_class = "tute_api.serving.Worker"
-workers = int(os.environ.get("WEB_CONCURRENCY", "4"))  # on 2 cores (docs/performance.md)
+workers = int(os.environ.get("WEB_CONCURRENCY") or _default_workers())  # one per core (tute_api/serving.py)
 keepalive = 30
 # The arbiter restarts a worker that has not signalled for this long. A uvicorn worker signals from its
 # event loop's ticks, every timeout / 2, so a busy loop signals late: at gunicorn's 30 s a worker that

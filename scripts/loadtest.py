@@ -604,11 +604,12 @@ def service_env(database: str, *, web_threads: int = 2, live_connections: int = 
     }
 
 
-def start_service(env: dict[str, str], port: int, log: Any, *, server: str = "asgi", web_workers: int = 4,
+def start_service(env: dict[str, str], port: int, log: Any, *, server: str = "asgi", web_workers: int = 0,
                   web_threads: int = 2, worker_nice: int = 10,
                   celery_concurrency: int = 1) -> tuple[subprocess.Popen[bytes], subprocess.Popen[bytes]]:  # fmt: skip
     """Migrate the database, empty the queue, start a Celery worker and the web server (gunicorn, with
-    ``gunicorn.conf.py``) on ``port``, and wait until it answers: (web, worker), for :func:`stop`."""
+    ``gunicorn.conf.py``, and its number of workers unless ``web_workers`` says) on ``port``, and wait until it
+    answers: (web, worker), for :func:`stop`."""
     python = sys.executable
     subprocess.run([python, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True)
     subprocess.run([python, "-m", "celery", "-A", "tute_api", "purge", "-f"], cwd=ROOT, env=env,
@@ -624,7 +625,7 @@ def start_service(env: dict[str, str], port: int, log: Any, *, server: str = "as
         web = subprocess.Popen(
             # gunicorn.conf.py, in the working directory, holds the rest of the production settings.
             [python, "-m", "gunicorn", f"tute_api.{server}:application", "--bind", f"{HOST}:{port}",
-             "--workers", str(web_workers),
+             *(["--workers", str(web_workers)] if web_workers else []),
              *(["--worker-class", "gthread", "--threads", str(web_threads)] if server == "wsgi" else [])],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
@@ -802,7 +803,8 @@ def main() -> None:
     parser.add_argument("--think-ms", type=float, default=0,
                         help="each client's pause before each action, as a player choosing a card (default 0)")
     parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--web-workers", type=int, default=4, help="gunicorn's uvicorn worker processes (default 4)")
+    parser.add_argument("--web-workers", type=int, default=0,
+                        help="gunicorn's uvicorn worker processes (default: gunicorn.conf.py's: one per core)")
     parser.add_argument("--server", choices=["asgi", "wsgi"], default="asgi",
                         help="asgi: the production serving (gunicorn.conf.py); wsgi: gunicorn's gthread workers on "
                              "tute_api.wsgi, --web-threads each, to tell ASGI's cost from the views' (waits then hold "
@@ -923,6 +925,7 @@ def main() -> None:
         time.sleep(max(0.0, args.warmup - (time.monotonic() - start)))
         clients = [p.pid for p in processes if p.pid is not None]
         others = [p.pid for p in (*idle_processes, greedy_process_) if p is not None and p.pid is not None]
+        workers = sum(1 for fields in _tree_stats(web.pid) if int(fields[1]) == web.pid)  # gunicorn's, booted
         cpu_before = (tree_cpu_seconds(web.pid), tree_cpu_seconds(worker.pid), machine_cpu_seconds(),
                       tree_cpu_seconds(*clients), tree_cpu_seconds(*others) if others else 0.0,
                       _services_cpu_seconds())  # fmt: skip
@@ -995,7 +998,7 @@ def main() -> None:
         "error_samples": errors[:5],
         "server": {
             "server": args.server,
-            "gunicorn_workers": args.web_workers,
+            "gunicorn_workers": workers,
             "asgi_threads": args.web_threads,
             "celery_concurrency": args.celery_concurrency,
             "worker_nice": args.worker_nice,

@@ -103,7 +103,7 @@ def test_the_image_serves_with_threads_so_that_long_polls_do_not_block_it(monkey
     monkeypatch.delenv("ASGI_THREADS", raising=False)
     config = runpy.run_path(str(BASE_DIR / "gunicorn.conf.py"))
     assert config["worker_class"] == "tute_api.serving.Worker"  # ASGI (uvicorn's): waits hold no thread
-    assert config["workers"] == 4 and "threads" not in config
+    assert config["workers"] == max(2, len(os.sched_getaffinity(0))) and "threads" not in config  # one per core
     # Two threads per process for the requests that do not wait, a pool to match (docs/performance.md: eight
     # fought over the cores); set in the environment, where tute_api/threads.py and the settings read them.
     assert (os.environ["ASGI_THREADS"], os.environ["DATABASE_POOL_SIZE"]) == ("2", "6")

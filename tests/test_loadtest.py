@@ -88,6 +88,7 @@ def test_a_short_load_test_plays_without_errors_and_reports_its_figures() -> Non
     assert figures["errors"] == 0 and figures["actions"] > 0
     latency = figures["latency_ms"]
     assert 0 < latency["p50"] <= latency["p95"] <= latency["p99"] <= latency["max"]
+    assert figures["server"]["gunicorn_workers"] == 1  # counted: the server's worker processes
     assert figures["server"]["client_processes"] == 2 and figures["cpu_ms_per_action"]["web"] > 0
     assert figures["cpu_ms_per_action"]["clients"] > 0 and 0 <= figures["machine"]["clients_share"] < 1
     assert 0 <= figures["machine"]["idle_clients_share"] < 1  # the greedy player's process, mostly asleep

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import runpy
 import weakref
 from typing import Any
 
@@ -15,6 +16,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
 
 from tute_api import serving
+from tute_api.settings import BASE_DIR
 
 UPGRADE = (
     b"GET /ws HTTP/1.1\r\nHost: testserver\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -94,3 +96,15 @@ def test_the_worker_serves_with_the_protocol_and_uvicorns_fast_parts() -> None:
     config.load()
     assert config.http_protocol_class is serving.HttpProtocol
     assert serving.Worker.CONFIG_KWARGS["loop"] == "auto"  # uvloop, installed
+
+
+def test_the_server_runs_a_process_per_core_and_two_at_least(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python runs one thread of a process at a time: a process per core, two on a machine of one or two
+    (docs/performance.md: two on 2 cores made more actions per second than four)."""
+    for cores, workers in ((1, 2), (2, 2), (8, 8)):
+        monkeypatch.setattr(serving.os, "sched_getaffinity", lambda pid, n=cores: set(range(n)))
+        assert serving.default_workers() == workers
+    monkeypatch.setenv("WEB_CONCURRENCY", "5")
+    monkeypatch.setenv("ASGI_THREADS", "2")  # (the file sets them when unset; the test's change is undone)
+    monkeypatch.setenv("DATABASE_POOL_SIZE", "6")
+    assert runpy.run_path(str(BASE_DIR / "gunicorn.conf.py"))["workers"] == 5  # the environment decides first
