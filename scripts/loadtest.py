@@ -516,26 +516,30 @@ def split(total: int, parts: int) -> list[int]:
     return [total // parts + (i < total % parts) for i in range(parts)]
 
 
-def _tree_stats(*roots: int) -> list[list[str]]:
-    """The ``/proc/<pid>/stat`` fields (after the command's name) of some processes and their live
-    descendants (Linux)."""
-    parents: dict[int, int] = {}
-    stats: dict[int, list[str]] = {}
-    for entry in os.listdir("/proc"):
+def _proc_stats(proc: str = "/proc") -> dict[int, tuple[str, list[str]]]:
+    """Every process's command name and ``/proc/<pid>/stat`` fields after it, by pid (Linux)."""
+    stats: dict[int, tuple[str, list[str]]] = {}
+    for entry in os.listdir(proc):
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
+            with open(f"{proc}/{entry}/stat") as stat:
+                name, _, rest = stat.read().rpartition(")")
         except OSError:
             continue
-        parents[int(entry)] = int(fields[1])
-        stats[int(entry)] = fields
+        stats[int(entry)] = (name.partition("(")[2], rest.split())
+    return stats
+
+
+def _tree_stats(*roots: int) -> list[list[str]]:
+    """The ``/proc/<pid>/stat`` fields (after the command's name) of some processes and their live
+    descendants (Linux)."""
+    stats = {pid: fields for pid, (_, fields) in _proc_stats().items()}
     tree, grown = set(roots), True
     while grown:
         grown = False
-        for pid, parent in parents.items():
-            if parent in tree and pid not in tree:
+        for pid, fields in stats.items():
+            if int(fields[1]) in tree and pid not in tree:
                 tree.add(pid)
                 grown = True
     return [stats[pid] for pid in tree if pid in stats]
@@ -553,15 +557,7 @@ def _services_cpu_seconds(proc: str = "/proc") -> dict[str, float]:
     """CPU seconds (user + system) used so far by this machine's PostgreSQL (its postmaster, its live
     backends, and those that ended, counted in their parent's children's times) and Redis servers: where
     the rest of the box goes. A backend that ends between two readings is counted in both."""
-    by_pid: dict[int, tuple[str, list[str]]] = {}
-    for entry in os.listdir(proc):
-        if entry.isdigit():
-            try:
-                with open(f"{proc}/{entry}/stat") as stat:
-                    name, _, rest = stat.read().rpartition(")")
-                by_pid[int(entry)] = (name.partition("(")[2], rest.split())
-            except OSError:
-                continue
+    by_pid = _proc_stats(proc)
     ticks = os.sysconf("SC_CLK_TCK")
     seconds = {"database": 0.0, "redis": 0.0}
     for name, fields in by_pid.values():
