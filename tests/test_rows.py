@@ -7,8 +7,9 @@ import uuid
 from typing import NoReturn
 
 import pytest
-from django.db import DatabaseError
+from django.db import DatabaseError, connection
 from django.db.models.sql.compiler import SQLInsertCompiler, SQLUpdateCompiler
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games.lobby.models import Notice, NoticeKind
@@ -79,6 +80,16 @@ def test_rows_written_by_plain_sql_read_back_as_the_orms(monkeypatch: pytest.Mon
         (seq + 1, "t", 1, {"n": [1]}),
         (seq + 2, "t", 2, {"n": [2]}),
     ]
+    # Rows of several models (events, a message beside them) with the match, in one statement on PostgreSQL.
+    beside = Notice(player_id=me.player.pk, kind=NoticeKind.YOUR_TURN, match_id=match.pk, data={"seq": seq + 3})
+    more = [Event(match=match, seq=seq + 3, type="u", seat=None, data={}), beside]
+    match.seq = seq + 3
+    with CaptureQueriesContext(connection) as queries:
+        Match.objects.save_with_events(match, more, ["seq"])
+    assert len(queries.captured_queries) == (1 if connection.vendor == "postgresql" else 3), queries.captured_queries
+    assert Match.objects.get(pk=match.pk).seq == seq + 3 and Event.objects.filter(match=match, seq=seq + 3).exists()
+    written = Notice.objects.filter(match_id=match.pk).latest("id")
+    assert _fields(written, Notice) | {"id": None} == _fields(beside, Notice)
     Match.objects.save_with_events(match, [], ["turn"])  # no event: the match alone
     with pytest.raises(DatabaseError):  # a match that is not there is not saved
         Match.objects.save_with_events(Match(pk=uuid.uuid4()), [], ["turn"])

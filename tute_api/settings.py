@@ -72,8 +72,8 @@ MATCH_LISTENERS = [
     "games.ladder.news.match_ended",
 ]
 
-#: Who writes beside every change of a match, in its transaction (``games.matches.news``): the
-#: "your turn" message commits with the move that makes it, in no transaction of its own.
+#: Who writes beside every change of a match (``games.matches.news``): each gives rows that the change's
+#: own statement inserts, so the "your turn" message commits with the move and costs no round trip.
 MATCH_RECORDERS = [
     "games.lobby.news.your_turn",
 ]

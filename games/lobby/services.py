@@ -72,13 +72,11 @@ def _notify(player_ids: list[str]) -> None:
     transaction.on_commit(lambda: channels.publish(*names))
 
 
-def notices_add(notices: list[Notice], *, wake: bool = True) -> None:
-    """Store messages of players' channels and wake their readers once the transaction commits (one
-    statement built once per count: a ``your_turn`` follows nearly every action). ``wake=False``: the
-    caller's change wakes those channels itself."""
+def notices_add(notices: list[Notice]) -> None:
+    """Store messages of players' channels (one statement) and wake their readers once the transaction
+    commits. A move's ``your_turn`` goes with the move instead (:mod:`games.lobby.news`)."""
     rows.insert(Notice, notices)
-    if wake:
-        _notify([str(n.player_id) for n in notices])
+    _notify([str(n.player_id) for n in notices])
 
 
 # -- the queue ------------------------------------------------------------------------------------

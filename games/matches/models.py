@@ -9,6 +9,7 @@ result; :class:`Seat` rows say who sits where.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from django.db import DatabaseError, connection, models
@@ -39,22 +40,27 @@ class MatchManager(models.Manager["Match"]):
         rest = f'FROM "{table}" m WHERE m."{pk.column}" = %s{lock_clause}'
         return fetch_one(self.model, "m", rest, [pk.get_db_prep_value(match_id, connection)])
 
-    def save_with_events(self, match: Match, events: list[Event], fields: list[str]) -> None:
-        """Append ``events`` to the log and save the match's ``fields``: on PostgreSQL in one statement,
-        whose SQL is built once per number of events (:mod:`tute_api.rows`).
+    def save_with_events(self, match: Match, rows: Sequence[models.Model], fields: list[str]) -> None:
+        """Insert ``rows`` (the events appended to the log, and what is written beside them: a player's
+        message, a hand dealt; rows of one model go together, in order) and save the match's ``fields``: on
+        PostgreSQL in one statement, whose SQL is built once per shape (:mod:`tute_api.rows`).
 
         Every action does both in its transaction; on a busy machine each round trip to the database
         waits for a CPU on both sides (docs/performance.md), so they go together.
         """
         update_sql, update_params = update_statement(match, fields)
+        by_model: dict[type[models.Model], list[models.Model]] = {}
+        for row in rows:
+            by_model.setdefault(type(row), []).append(row)
+        inserts = [insert_statement(model, objs) for model, objs in by_model.items()]
         with connection.cursor() as cursor:
-            if not events:
-                cursor.execute(update_sql, update_params)
-            elif connection.vendor == "postgresql":
-                insert_sql, insert_params = insert_statement(Event, events)
-                cursor.execute(f"WITH appended AS ({insert_sql}) {update_sql}", (*insert_params, *update_params))
+            if inserts and connection.vendor == "postgresql":
+                ctes = ", ".join(f"written_{n} AS ({sql})" for n, (sql, _) in enumerate(inserts))
+                params = [value for _, values in inserts for value in values]
+                cursor.execute(f"WITH {ctes} {update_sql}", (*params, *update_params))
             else:
-                cursor.execute(*insert_statement(Event, events))
+                for insert in inserts:
+                    cursor.execute(*insert)
                 cursor.execute(update_sql, update_params)
             if cursor.rowcount != 1:
                 raise DatabaseError(f"match {match.pk} was not saved")

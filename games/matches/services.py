@@ -22,6 +22,7 @@ from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Model
 from django.utils import timezone
 
 from games import engine
@@ -162,13 +163,13 @@ def match_join(
     match.seating, match.updated_at = records.seating_of(seats), now
     if match.deal_key:
         match.client_seeds = records.seeds_with(match.client_seeds, len(seats), taken.number, client_seed)
-    state = None
+    fields = ["seating", "updated_at", "client_seeds"]
     if len(open_seats) == 1:
         state = _match_start(match)
-    else:
-        news.announce(match, moved=False)
-    match.save(update_fields=["seating", "updated_at", "client_seeds"])
-    return Membership(match, taken.number, state)
+        match.save(update_fields=fields)
+        return Membership(match, taken.number, state)
+    match_save(match, [], fields, moved=False)
+    return Membership(match, taken.number, None)
 
 
 @transaction.atomic
@@ -279,8 +280,8 @@ def moves_record(
     match: Match, state: engine.State, events: list[engine.Event], *, mover: news.Mover | None = None
 ) -> None:
     """Record moves of a locked match: append their events to the log, write the hands, save the
-    snapshot in one statement; tell the layers above once it commits (``mover``: the player whose
-    own action it was). The moves that finish the match also write its ratings (:func:`_ratings_events`)."""
+    snapshot (:func:`match_save`; ``mover``: the player whose own action it was). The moves that finish
+    the match also write its ratings (:func:`_ratings_events`)."""
     now = timezone.now()
     if state.status == "finished" and match.status != MatchStatus.FINISHED:
         events = [*events, *_ratings_events(match, state)]
@@ -291,12 +292,20 @@ def moves_record(
             started[number].result, started[number].finished_seq = result, seq
         else:
             Hand.objects.filter(match=match, number=number).update(result=result, finished_seq=seq)
-    if started:
-        Hand.objects.bulk_create(started.values())
     records.update_from_state(match, state, now)
     fields = ["status", "seq", "turn", "state", "updated_at", "started_at", "finished_at"]
-    Match.objects.save_with_events(match, rows, fields)
-    news.announce(match, moved=True, mover=mover)
+    match_save(match, [*rows, *started.values()], fields, moved=True, mover=mover)
+
+
+def match_save(
+    match: Match, rows: list[Model], fields: list[str], *, moved: bool, mover: news.Mover | None = None
+) -> None:
+    """Save the ``fields`` of a locked match and insert ``rows`` (its new events, hands), with what the
+    layers above write beside the change (``settings.MATCH_RECORDERS``), in one statement; tell them once
+    it commits (``settings.MATCH_LISTENERS``). ``moved``: a move made the change (:class:`news.MatchNews`)."""
+    told = news.MatchNews.of(match, moved=moved, mover=mover)
+    Match.objects.save_with_events(match, [*rows, *news.recorded(told)], fields)
+    news.tell_on_commit(told)
 
 
 def _ratings_events(match: Match, state: engine.State) -> list[engine.Event]:
@@ -319,8 +328,7 @@ def event_append(match: Match, event: engine.Event, now: datetime) -> None:
     log with the next seq, in the caller's transaction, and announce it on commit.
 
     ``updated_at`` is left alone: it dates the latest move, which the turn clock counts from."""
-    Match.objects.save_with_events(match, records.event_rows(match, [event], now), ["seq"])
-    news.announce(match, moved=False)
+    match_save(match, records.event_rows(match, [event], now), ["seq"], moved=False)
 
 
 def match_cancel_record(*, match: Match, data: dict[str, Any], now: datetime) -> None:
@@ -328,8 +336,7 @@ def match_cancel_record(*, match: Match, data: dict[str, Any], now: datetime) ->
     statement; announced on commit. The creator's cancel and an abandoned seat's (M2) both end so."""
     rows = records.event_rows(match, [{"type": "match_cancelled", "seat": None, "data": data}], now)
     match.status, match.updated_at, match.finished_at = MatchStatus.CANCELLED, now, now
-    Match.objects.save_with_events(match, rows, ["status", "seq", "updated_at", "finished_at"])
-    news.announce(match, moved=False)
+    match_save(match, rows, ["status", "seq", "updated_at", "finished_at"], moved=False)
 
 
 # -- helpers ------------------------------------------------------------------------------------

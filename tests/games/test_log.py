@@ -132,7 +132,7 @@ def test_an_action_appends_its_events_and_saves_the_match_in_one_statement_on_po
     games_tables = ('"games_event"', '"games_match"', '"games_hand"')
     statements = [q["sql"] for q in queries.captured_queries]
     writes = [s for s in statements if s.startswith(("INSERT", "UPDATE", "WITH")) and any(t in s for t in games_tables)]
-    assert len(writes) == 1 and writes[0].startswith("WITH appended AS (INSERT INTO \"games_event\"")
+    assert len(writes) == 1 and writes[0].startswith("WITH written_0 AS (INSERT INTO \"games_event\"")
     match.refresh_from_db()
     assert match.seq == answer.json()["seq"] and Event.objects.filter(match=match).count() > before
     assert list(Event.objects.filter(match=match).values_list("seq", flat=True)) == list(range(1, match.seq + 1))

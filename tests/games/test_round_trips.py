@@ -6,6 +6,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from games.lobby.models import Notice
+
 from .helpers import human_table
 
 pytestmark = pytest.mark.django_db(transaction=True)  # no test transaction around: the service's own is seen
@@ -31,3 +33,21 @@ def test_an_action_with_an_idempotency_key_is_kept_with_the_move() -> None:
     again = table.seats[turn].post(table.url("/actions"), action, headers={"Idempotency-Key": "k-1"})
     assert first.status_code == again.status_code == 200
     assert again.headers["Idempotent-Replayed"] == "true" and again.json() == first.json()
+
+
+def test_the_next_players_message_is_written_in_the_statement_that_saves_the_move() -> None:
+    """The ``your_turn`` message (``settings.MATCH_RECORDERS``) costs the action no statement of its own."""
+    table = human_table("dos", {}, seed=2)
+    turn = table.view(0)["hand"]["turn"]
+    action = table.view(turn)["legal_actions"][0]
+    with CaptureQueriesContext(connection) as queries:
+        answer = table.seats[turn].post(table.url("/actions"), action)
+    statements = [q["sql"] for q in queries.captured_queries]  # before the next request empties the log
+    assert answer.status_code == 200
+    after = table.view(0)
+    told = Notice.objects.filter(match_id=table.match_id, kind="your_turn")
+    to_act = table.seats[after["hand"]["turn"]].player.pk
+    assert [n.player_id for n in told if n.data == {"seq": after["seq"]}] == [to_act]
+    writes = [sql for sql in statements if "lobby_notice" in sql]
+    if connection.vendor == "postgresql":  # SQLite sends each insert apart
+        assert len(writes) == 1 and "games_event" in writes[0] and "UPDATE" in writes[0], writes
