@@ -17,8 +17,9 @@ from tute_api.postgresql import base
 def test_a_pool_of_postgresql_connections_is_this_backends() -> None:
     config = {"DATABASE_URL": "postgres://tute@db.example:5432/tute", "DATABASE_POOL_SIZE": "4"}
     assert print_setting("settings.DATABASES['default']['ENGINE']", **config) == "'tute_api.postgresql'"
-    del config["DATABASE_POOL_SIZE"]  # no pool: Django's own backend, as it is
-    assert print_setting("settings.DATABASES['default']['ENGINE']", **config) == "'django.db.backends.postgresql'"
+    assert print_setting("settings.DATABASES['default']['OPTIONS']['pool']['max_size']", **config) == "4"
+    del config["DATABASE_POOL_SIZE"]  # no pool: the same backend (tests/test_postgresql_begin.py), without one
+    assert print_setting("settings.DATABASES['default']['OPTIONS'].get('pool')", **config) == "None"
 
 
 @pytest.fixture
@@ -116,3 +117,16 @@ def test_timestamps_are_read_by_psycopg_s_loader_as_django_s_reads_them(pooled: 
             cursor.execute("SELECT now()")
             used = cursor.cursor._tx.get_loader(base._TIMESTAMPTZ, psycopg.pq.Format.TEXT)
         assert not isinstance(getattr(used.load, "__func__", None), types.FunctionType), used.load
+
+
+@pytest.mark.django_db
+def test_a_connection_given_back_inside_a_transaction_begins_none_for_its_next_holder(
+    pooled: base.DatabaseWrapper,
+) -> None:
+    """Closed before its transaction ran a statement (its BEGIN still pending): the pool's next holder, or
+    its check, must not open that transaction."""
+    pooled.set_autocommit(False)
+    pooled.close()
+    with pooled.pool.connection() as connection:
+        assert connection.execute("SELECT 1").fetchone() == (1,)
+        assert connection.pgconn.transaction_status == psycopg.pq.TransactionStatus.IDLE

@@ -114,7 +114,7 @@ def test_database_url_and_broker_url_are_read_from_the_environment():
         "CELERY_BROKER_URL": "redis://broker.example:6379/0",
     }
     assert print_setting(expression, **config) == repr(
-        ("django.db.backends.postgresql", "tute", "redis://broker.example:6379/0", False)
+        ("tute_api.postgresql", "tute", "redis://broker.example:6379/0", False)
     )
 
 

@@ -143,6 +143,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # libpq waits forever by default; fail within a second instead, so that a request answers 503
     # within 2 s while the database is away (a URL's ?connect_timeout= wins).
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 1)
+    # Django's backend, whose transactions send their BEGIN with their first statement, and whose pool (with
+    # DATABASE_POOL_SIZE) checks a connection only once it has rested a second (tute_api/postgresql).
+    DATABASES["default"]["ENGINE"] = "tute_api.postgresql"
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers take the lock when their transaction begins and wait for it, rather than failing
     # with "database is locked" halfway through (concurrent requests under make run).
@@ -153,15 +156,13 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # PostgreSQL only: a pool of up to this many connections per process (psycopg_pool), so that a
 # request that closes its connection (a long poll while it waits) takes it back cheaply.
 DATABASE_POOL_SIZE = env.int("DATABASE_POOL_SIZE", default=0)
-if DATABASE_POOL_SIZE and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+if DATABASE_POOL_SIZE and DATABASES["default"]["ENGINE"] == "tute_api.postgresql":
     # A request waits for a connection as long as a connection may take to open: with the database
     # down it answers 503 after the same few seconds as without a pool. A connect_timeout of 0 is
     # libpq's "no limit", not the pool's "no wait": the pool's own default (30 s) stands then.
     _wait = int(DATABASES["default"]["OPTIONS"]["connect_timeout"]) or 30
     DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_SIZE, "timeout": _wait}
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections
-    # Django's backend, whose pool checks a connection only once it has rested a second (tute_api/postgresql).
-    DATABASES["default"]["ENGINE"] = "tute_api.postgresql"
     # A pool that lost the database tries again after 1, 2, 4, 8… s, so after an outage of 10 s it came
     # back up to 6 s late and answered 503 meanwhile: it tries every second instead (docs/reliability.md).
     from psycopg_pool.base import AttemptWithBackoff

@@ -7,6 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games.lobby.models import Notice
+from tests.wire import wire
 
 from .helpers import human_table
 
@@ -51,3 +52,18 @@ def test_the_next_players_message_is_written_in_the_statement_that_saves_the_mov
     writes = [sql for sql in statements if "lobby_notice" in sql]
     if connection.vendor == "postgresql":  # SQLite sends each insert apart
         assert len(writes) == 1 and "games_event" in writes[0] and "UPDATE" in writes[0], writes
+
+
+def test_an_action_s_transaction_sends_its_begin_with_the_lock() -> None:
+    """On the wire: no round trip for BEGIN alone; the match is locked in the transaction's first message."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the deferred BEGIN is PostgreSQL's")
+    table = human_table("dos", {}, seed=2)
+    turn = table.view(0)["hand"]["turn"]
+    action = table.view(turn)["legal_actions"][0]
+    with wire() as sent:
+        assert table.seats[turn].post(table.url("/actions"), action).status_code == 200
+    assert "BEGIN" not in sent, sent
+    opened = [message for message in sent if message.startswith("BEGIN")]
+    assert len(opened) == 1 and "FOR UPDATE" in opened[0], sent
+    assert sent.count("COMMIT") == 1, sent

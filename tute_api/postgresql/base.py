@@ -20,8 +20,16 @@ samples under load, docs/performance.md). When the connection's time zone is UTC
 zone: :class:`UtcTimestamptzLoader` hands the values to it, as Django's loader for UTC, so that Django
 finds its loader in place and registers no other.
 
-``settings.py`` names this backend for PostgreSQL when ``DATABASE_POOL_SIZE`` is set; without a pool it
-is Django's, unchanged.
+A transaction's ``BEGIN`` travels with its first statement (:class:`Cursor`). psycopg, asked by Django to
+turn autocommit off, sends ``BEGIN`` alone before the transaction's first statement: a round trip of its
+own, one of the five of a player's action (docs/performance.md). Here psycopg stays in autocommit, and
+the connection keeps the ``BEGIN`` that Django's ``atomic`` asked for (:attr:`DatabaseWrapper.deferred_begin`)
+until the first statement, which goes as ``BEGIN; <statement>`` in one message (the simple query protocol
+of Django's client-side binding takes several statements). A transaction that runs no statement costs
+no round trip at all; its ``COMMIT`` is then not sent either (psycopg sends none outside a transaction).
+
+``settings.py`` names this backend for every PostgreSQL database; the pool is there when
+``DATABASE_POOL_SIZE`` is set.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ from functools import cache
 from typing import Any
 
 from django.db.backends.postgresql import base
-from psycopg import adapt, adapters, pq
+from psycopg import IsolationLevel, adapt, adapters, pq
 from psycopg.types.datetime import TimestamptzLoader
 from psycopg_pool import ConnectionPool
 
@@ -79,9 +87,73 @@ def _utc_adapters(template: adapt.AdaptersMap) -> adapt.AdaptersMap:
     return context
 
 
+#: Where a psycopg connection keeps the ``BEGIN`` its next statement must send first (None: none to send).
+DEFERRED_BEGIN = "tute_deferred_begin"
+
+
+class Cursor(base.Cursor):  # type: ignore[name-defined,misc]
+    """Django's cursor (client-side binding), which sends a transaction's deferred ``BEGIN`` in the message
+    of the transaction's first statement: ``BEGIN; <statement>``, whose second result the cursor then
+    shows (its rows, its ``rowcount``). A statement that is not plain text, or sent otherwise (with
+    ``executemany``, ``copy``, ``stream``), is preceded by the ``BEGIN`` alone, as psycopg would send it."""
+
+    def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
+        begin = self._take_begin()
+        if begin is None:
+            return super().execute(query, params, **kwargs)
+        if not isinstance(query, str) or kwargs:
+            self._send_begin(begin)
+            return super().execute(query, params, **kwargs)
+        try:
+            super().execute(f"{begin}; {query}", params)
+        except BaseException:
+            self._keep_begin_unless_sent(begin)
+            raise
+        self.nextset()  # the statement's result, after BEGIN's
+        return self
+
+    def executemany(self, query: Any, params_seq: Any, **kwargs: Any) -> Any:
+        self._send_pending_begin()
+        return super().executemany(query, params_seq, **kwargs)
+
+    def copy(self, *args: Any, **kwargs: Any) -> Any:
+        self._send_pending_begin()
+        return super().copy(*args, **kwargs)
+
+    def stream(self, *args: Any, **kwargs: Any) -> Any:
+        self._send_pending_begin()
+        return super().stream(*args, **kwargs)
+
+    def _take_begin(self) -> str | None:
+        connection = self._conn
+        begin: str | None = getattr(connection, DEFERRED_BEGIN, None)
+        if begin is not None:
+            setattr(connection, DEFERRED_BEGIN, None)
+        return begin
+
+    def _send_pending_begin(self) -> None:
+        if (begin := self._take_begin()) is not None:
+            self._send_begin(begin)
+
+    def _send_begin(self, begin: str) -> None:
+        try:
+            super().execute(begin)
+        except BaseException:
+            self._keep_begin_unless_sent(begin)
+            raise
+
+    def _keep_begin_unless_sent(self, begin: str) -> None:
+        """After a failure: if the server opened no transaction (the message never reached it, or failed
+        before it was sent), the next statement must still open it, never run outside it."""
+        if self._conn.pgconn.transaction_status == pq.TransactionStatus.IDLE:
+            setattr(self._conn, DEFERRED_BEGIN, begin)
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
     def get_connection_params(self) -> dict[str, Any]:
         params = super().get_connection_params()
+        if params.get("cursor_factory") is base.Cursor:  # type: ignore[attr-defined]
+            params["cursor_factory"] = Cursor
         # Django's connections are set to its time zone's name: UTC when self.timezone is.
         if "context" in params and self.timezone is datetime.UTC and self.timezone_name == "UTC":
             params["context"] = _utc_adapters(params["context"])
@@ -102,3 +174,57 @@ class DatabaseWrapper(base.DatabaseWrapper):
                                   check=_checked_if_idle, **options)  # fmt: skip
             self._connection_pools.setdefault(self.alias, pool)
         return super().pool
+
+    # -- the deferred BEGIN: psycopg stays in autocommit, Django's transactions begin with their first statement
+
+    @property
+    def deferred_begin(self) -> bool:
+        """Whether this connection's transactions begin with their first statement (:class:`Cursor`)."""
+        return self.connection is not None and isinstance(self.connection.cursor_factory, type) and issubclass(
+            self.connection.cursor_factory, Cursor
+        )
+
+    def _set_autocommit(self, autocommit: bool) -> None:
+        if not self.deferred_begin:
+            return super()._set_autocommit(autocommit)  # type: ignore[no-any-return]
+        with self.wrap_database_errors:
+            if not self.connection.autocommit:  # as Django left it (a connection from before): psycopg's own
+                self.connection.autocommit = True
+            setattr(self.connection, DEFERRED_BEGIN, None if autocommit else self._begin_statement())
+        return None
+
+    def _begin_statement(self) -> str:
+        level = self.connection.isolation_level
+        return "BEGIN" if level is None else f"BEGIN ISOLATION LEVEL {IsolationLevel(level).name.replace('_', ' ')}"
+
+    def _commit(self) -> None:
+        super()._commit()  # psycopg sends COMMIT if a statement began the transaction, else nothing
+        self._begin_again()
+
+    def _rollback(self) -> None:
+        super()._rollback()
+        self._begin_again()
+
+    def _begin_again(self) -> None:
+        """After a commit or a rollback with autocommit still off (a transaction Django manages by hand, or
+        ``atomic`` before it turns autocommit back on), the next statement begins the next transaction."""
+        if self.connection is not None and self.deferred_begin and not self.autocommit:
+            setattr(self.connection, DEFERRED_BEGIN, self._begin_statement())
+
+    def get_new_connection(self, conn_params: dict[str, Any]) -> Any:
+        connection = super().get_new_connection(conn_params)
+        setattr(connection, DEFERRED_BEGIN, None)  # nothing pending from its last holder (a pool's connection)
+        return connection
+
+    def _close(self) -> None:
+        if self.connection is not None:  # a pool's connection goes back with no BEGIN pending for its next holder
+            setattr(self.connection, DEFERRED_BEGIN, None)
+        super()._close()
+
+    def create_cursor(self, name: str | None = None) -> Any:
+        if name and self.deferred_begin:  # a named cursor's DECLARE, sent by psycopg's own path: in the transaction
+            with self.connection.cursor() as cursor:
+                cursor._send_pending_begin()
+            # Django holds a named cursor (WITH HOLD) when psycopg is in autocommit, as it always is here: inside
+            # a transaction too, where PostgreSQL keeps its rows past the commit (``.iterator()``; a migration's).
+        return super().create_cursor(name)
