@@ -52,15 +52,21 @@ def run_start(*, player: Player) -> LadderRun:
     return run
 
 
-@transaction.atomic
 def run_advance(*, match_id: UUID | str) -> LadderRun | None:
     """Record the result of a ladder match that is over and move its run on: on a win the next
     match at once, against the next level, the deal alternating; a loss, a tie or a cancelled match
     ends the run (L2, L3). None if the match is no ladder match. Idempotent: a match already
-    recorded, or one still being played, changes nothing."""
+    recorded, or one still being played, changes nothing.
+
+    Every match that ends asks (``games.ladder.news``): one that is no ladder match costs one read, and
+    no transaction."""
     entry = LadderMatch.objects.filter(match_id=match_id).first()
-    if entry is None:
-        return None
+    return None if entry is None else _run_advance(entry)
+
+
+@transaction.atomic
+def _run_advance(entry: LadderMatch) -> LadderRun:
+    match_id = entry.match_id
     run = LadderRun.objects.select_for_update().get(pk=entry.run_id)
     entry = LadderMatch.objects.get(pk=entry.pk)  # read again under the run's lock
     match = Match.objects.fetch(match_id)

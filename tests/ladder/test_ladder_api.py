@@ -219,3 +219,17 @@ def test_two_starts_at_once_leave_one_run_active():
     assert not errors
     runs = LadderRun.objects.filter(player=player)
     assert sorted(runs.values_list("state", "ended_by")) == [("active", ""), ("over", "abandoned")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_match_that_is_no_ladder_match_ends_with_one_read_and_no_transaction() -> None:
+    """Every match that ends asks the ladder (games.ladder.news): most are no ladder match."""
+    import uuid
+
+    from tests.wire import wire
+
+    if connection.vendor != "postgresql":
+        pytest.skip("read on PostgreSQL's wire")
+    with wire() as sent:
+        assert services.run_advance(match_id=uuid.uuid4()) is None
+    assert len(sent) == 1 and sent[0].startswith("SELECT"), sent
