@@ -1,5 +1,6 @@
-"""tute_api.postgresql: a transaction's BEGIN travels with its first statement, and the transaction is
-still a transaction: what it wrote is undone by its rollback, whatever went first or failed.
+"""tute_api.postgresql: a transaction's BEGIN travels with its first statement, a held write
+(``tute_api.rows.Held``) with the next statement or the COMMIT, and the transaction is still a
+transaction: what it wrote is undone by its rollback, whatever went first or failed.
 
 The messages are read on the wire (``tests.wire``).
 """
@@ -8,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import psycopg
 import pytest
 from django.db import connection, transaction
 
 from tests import services
 from tests.test_settings import print_setting
 from tests.wire import wire
+from tute_api.rows import Held
 
 pytestmark = pytest.mark.django_db(transaction=True)  # no test transaction around: the code's own are seen
 
@@ -27,7 +30,7 @@ def _postgresql() -> None:
 @pytest.fixture
 def table() -> Iterator[str]:
     with connection.cursor() as cursor:
-        cursor.execute("CREATE TABLE begin_check (n integer PRIMARY KEY)")
+        cursor.execute("CREATE TABLE begin_check (n integer PRIMARY KEY, note text NOT NULL DEFAULT '')")
     yield "begin_check"
     with connection.cursor() as cursor:
         cursor.execute("DROP TABLE begin_check")
@@ -139,3 +142,90 @@ def test_a_named_cursor_reads_in_the_transaction(table: str) -> None:
         raise RuntimeError("undo")
     assert Player.objects.filter(username="named-cursor").exists()
     Player.objects.filter(username="named-cursor").delete()
+
+
+# -- held writes ----------------------------------------------------------------------------------------
+
+
+def test_a_held_write_goes_with_the_commit(table: str) -> None:
+    with wire() as sent, transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(Held("INSERT INTO begin_check VALUES (%s, %s)"), [1, "100%"])
+    assert sent == ["BEGIN; INSERT INTO begin_check VALUES (1, '100%'); COMMIT"]
+    assert rows() == [1]
+
+
+def test_a_held_write_goes_with_the_next_statement_which_sees_it(table: str) -> None:
+    with wire() as sent, transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("INSERT INTO begin_check VALUES (1)")
+        cursor.execute(Held("INSERT INTO begin_check VALUES (%s, %s)"), [2, "50% off"])  # a "%" of its own
+        cursor.execute("SELECT n, note FROM begin_check WHERE n >= %s ORDER BY n", [1])
+        assert cursor.fetchall() == [(1, ""), (2, "50% off")], "the last statement's rows"
+    assert sent == [
+        "BEGIN; INSERT INTO begin_check VALUES (1)",
+        "INSERT INTO begin_check VALUES (2, '50% off'); SELECT n, note FROM begin_check WHERE n >= 1 ORDER BY n",
+        "COMMIT",
+    ]
+
+
+def test_a_held_write_that_fails_fails_the_commit_and_undoes_the_transaction(table: str) -> None:
+    from django.db import IntegrityError
+
+    with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("INSERT INTO begin_check VALUES (1)")
+        cursor.execute(Held("INSERT INTO begin_check VALUES (%s)"), [1])  # the same key
+    assert rows() == []
+    with connection.cursor() as cursor:  # the connection is usable, and in no transaction
+        cursor.execute("SELECT 1")
+        assert cursor.fetchone() == (1,)
+        assert connection.connection.pgconn.transaction_status == psycopg.pq.TransactionStatus.IDLE
+
+
+def test_a_held_write_of_a_transaction_rolled_back_is_never_sent(table: str) -> None:
+    with wire() as sent, pytest.raises(RuntimeError), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(Held("INSERT INTO begin_check VALUES (%s)"), [1])
+        raise RuntimeError("undo")
+    assert sent == [] and rows() == []
+
+
+def test_a_held_write_inside_a_savepoint_rolled_back_is_undone(table: str) -> None:
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(Held("INSERT INTO begin_check VALUES (%s)"), [1])
+        with pytest.raises(RuntimeError), transaction.atomic():
+            cursor.execute(Held("INSERT INTO begin_check VALUES (%s)"), [2])
+            raise RuntimeError("undo the savepoint")
+        cursor.execute(Held("INSERT INTO begin_check VALUES (%s)"), [3])
+    assert rows() == [1, 3]
+
+
+def test_a_held_write_outside_a_transaction_runs_at_once(table: str) -> None:
+    with wire() as sent, connection.cursor() as cursor:
+        cursor.execute(Held("INSERT INTO begin_check VALUES (%s)"), [1])
+    assert sent == ["INSERT INTO begin_check VALUES (1)"] and rows() == [1]
+
+
+def test_autocommit_is_not_turned_on_over_held_writes(table: str) -> None:
+    from django.db import ProgrammingError
+
+    connection.set_autocommit(False)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(Held("INSERT INTO begin_check VALUES (%s)"), [1])
+        with pytest.raises(ProgrammingError, match="holds writes"):
+            connection.set_autocommit(True)
+        connection.rollback()
+    finally:
+        connection.set_autocommit(True)
+    assert rows() == []
+
+
+def test_django_s_query_log_shows_each_statement_once_as_itself(table: str) -> None:
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries, transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(Held("INSERT INTO begin_check VALUES (%s)"), [7])
+        cursor.execute("SELECT n FROM begin_check WHERE n = %s", [7])  # sent with the write before it
+    logged = [q["sql"] for q in queries.captured_queries]
+    assert [sql for sql in logged if "begin_check" in sql] == [
+        "INSERT INTO begin_check VALUES (7)",
+        "SELECT n FROM begin_check WHERE n = 7",
+    ], "each statement once, as itself, in its order"

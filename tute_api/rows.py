@@ -62,6 +62,17 @@ def fetch_one(model: type[M], alias: str, rest: str, params: Sequence[Any]) -> M
 # -- writes ------------------------------------------------------------------------------------------
 
 
+class Held(str):
+    """A write whose result nobody reads: ``cursor.execute(Held(sql), params)`` inside a transaction on
+    PostgreSQL sends it with the transaction's next statement or with its ``COMMIT``, not alone
+    (``tute_api.postgresql``): a round trip fewer. Its errors are raised by the statement or the commit
+    that carries it, and the transaction is then rolled back: nothing of it is kept. Outside a
+    transaction, or on another database, it runs at once as any statement."""
+
+    __slots__ = ()
+
+
+
 @cache
 def _insert_sql(model: type[models.Model], count: int, vendor: str) -> tuple[str, tuple[models.Field[Any, Any], ...]]:
     """``INSERT`` of ``count`` rows of the model's columns but those the database fills (an auto id)."""

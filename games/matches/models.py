@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from players.models import Player
 from tute_api.model_fields import JSONField
-from tute_api.rows import fetch_one, insert_statement, update_statement
+from tute_api.rows import Held, fetch_one, insert_statement, update_statement
 
 
 class MatchStatus(models.TextChoices):
@@ -55,13 +55,16 @@ class MatchManager(models.Manager["Match"]):
         inserts = [insert_statement(model, objs) for model, objs in by_model.items()]
         with connection.cursor() as cursor:
             if inserts and connection.vendor == "postgresql":
+                # Held (tute_api.rows): sent with the COMMIT, or with the transaction's next statement. Its
+                # row count is not read: the caller locked the match (FOR UPDATE), whose row then stays until
+                # the commit, and the update names it by its primary key.
                 ctes = ", ".join(f"written_{n} AS ({sql})" for n, (sql, _) in enumerate(inserts))
                 params = [value for _, values in inserts for value in values]
-                cursor.execute(f"WITH {ctes} {update_sql}", (*params, *update_params))
-            else:
-                for insert in inserts:
-                    cursor.execute(*insert)
-                cursor.execute(update_sql, update_params)
+                cursor.execute(Held(f"WITH {ctes} {update_sql}"), (*params, *update_params))
+                return
+            for insert in inserts:
+                cursor.execute(*insert)
+            cursor.execute(update_sql, update_params)
             if cursor.rowcount != 1:
                 raise DatabaseError(f"match {match.pk} was not saved")
 

@@ -54,8 +54,9 @@ def test_the_next_players_message_is_written_in_the_statement_that_saves_the_mov
         assert len(writes) == 1 and "games_event" in writes[0] and "UPDATE" in writes[0], writes
 
 
-def test_an_action_s_transaction_sends_its_begin_with_the_lock() -> None:
-    """On the wire: no round trip for BEGIN alone; the match is locked in the transaction's first message."""
+def test_an_action_s_transaction_sends_its_begin_with_the_lock_and_its_write_with_the_commit() -> None:
+    """On the wire: no round trip for BEGIN alone, nor for COMMIT: the match is locked in the transaction's
+    first message, and the move is written in its last, with the COMMIT."""
     if connection.vendor != "postgresql":
         pytest.skip("the deferred BEGIN is PostgreSQL's")
     table = human_table("dos", {}, seed=2)
@@ -66,4 +67,6 @@ def test_an_action_s_transaction_sends_its_begin_with_the_lock() -> None:
     assert "BEGIN" not in sent, sent
     opened = [message for message in sent if message.startswith("BEGIN")]
     assert len(opened) == 1 and "FOR UPDATE" in opened[0], sent
-    assert sent.count("COMMIT") == 1, sent
+    committed = [message for message in sent if message.endswith("COMMIT")]
+    assert committed[-1].startswith("WITH") and "UPDATE" in committed[-1], "the move's write goes with the COMMIT"
+    assert "COMMIT" not in sent, sent

@@ -27,6 +27,10 @@ the connection keeps the ``BEGIN`` that Django's ``atomic`` asked for (:attr:`Da
 until the first statement, which goes as ``BEGIN; <statement>`` in one message (the simple query protocol
 of Django's client-side binding takes several statements). A transaction that runs no statement costs
 no round trip at all; its ``COMMIT`` is then not sent either (psycopg sends none outside a transaction).
+In the same way a write whose result nobody reads (``tute_api.rows.Held``: the statement that saves a
+move) waits on the connection and goes in the message of the transaction's next statement, or of its
+``COMMIT``: an action's transaction is then two round trips, ``BEGIN; SELECT … FOR UPDATE`` and
+``WITH … UPDATE …; COMMIT``, where psycopg alone sends four.
 
 ``settings.py`` names this backend for every PostgreSQL database; the pool is there when
 ``DATABASE_POOL_SIZE`` is set.
@@ -40,10 +44,13 @@ import weakref
 from functools import cache
 from typing import Any
 
+from django.db import ProgrammingError
 from django.db.backends.postgresql import base
 from psycopg import IsolationLevel, adapt, adapters, pq
 from psycopg.types.datetime import TimestamptzLoader
 from psycopg_pool import ConnectionPool
+
+from tute_api.rows import Held
 
 #: Seconds a connection may rest in the pool and still be handed out without a check.
 CHECK_AFTER_IDLE = 1.0
@@ -87,66 +94,101 @@ def _utc_adapters(template: adapt.AdaptersMap) -> adapt.AdaptersMap:
     return context
 
 
-#: Where a psycopg connection keeps the ``BEGIN`` its next statement must send first (None: none to send).
-DEFERRED_BEGIN = "tute_deferred_begin"
+#: Where a psycopg connection keeps the statements its next message must send first: a transaction's
+#: deferred ``BEGIN``, then the writes held (:class:`Held`); empty or absent: none.
+PENDING = "tute_pending_statements"
 
 
 class Cursor(base.Cursor):  # type: ignore[name-defined,misc]
-    """Django's cursor (client-side binding), which sends a transaction's deferred ``BEGIN`` in the message
-    of the transaction's first statement: ``BEGIN; <statement>``, whose second result the cursor then
-    shows (its rows, its ``rowcount``). A statement that is not plain text, or sent otherwise (with
-    ``executemany``, ``copy``, ``stream``), is preceded by the ``BEGIN`` alone, as psycopg would send it."""
+    """Django's cursor (client-side binding), which sends what its connection holds (a transaction's
+    deferred ``BEGIN``, the writes held) in the message of the next statement: ``BEGIN; <held>; <statement>``,
+    whose last result the cursor then shows (its rows, its ``rowcount``). A statement that is not plain
+    text, or sent otherwise (with ``executemany``, ``copy``, ``stream``), is preceded by them alone."""
 
     def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
-        begin = self._take_begin()
-        if begin is None:
+        pending = self._take_pending()
+        if isinstance(query, Held) and not kwargs and self._in_transaction(pending):
+            setattr(self._conn, PENDING, [*pending, self._bound(query, params)])
+            return self
+        if not pending:
             return super().execute(query, params, **kwargs)
         if not isinstance(query, str) or kwargs:
-            self._send_begin(begin)
+            self._send(pending)
             return super().execute(query, params, **kwargs)
+        # Sent bound: with parameters, psycopg reads every "%" of the message as a placeholder's.
+        sent = pending if params is None else [statement.replace("%", "%%") for statement in pending]
         try:
-            super().execute(f"{begin}; {query}", params)
+            super().execute("; ".join([*sent, query]), params)
         except BaseException:
-            self._keep_begin_unless_sent(begin)
+            self._keep_unless_sent(pending)
             raise
-        self.nextset()  # the statement's result, after BEGIN's
+        for _ in pending:
+            self.nextset()  # the statement's result, after those sent before it
+        if self._query is not None:  # the query Django's log reads: the statement, without what went before it
+            before = ("; ".join(pending) + "; ").encode(self._tx.encoding)
+            if self._query.query.startswith(before):
+                self._query.query = self._query.query[len(before) :]
         return self
 
+    def _in_transaction(self, pending: list[str]) -> bool:
+        """Whether a transaction is open, or asked for (its BEGIN pending)."""
+        begun = self._conn.pgconn.transaction_status != pq.TransactionStatus.IDLE
+        return begun or bool(pending) and pending[0].startswith("BEGIN")
+
     def executemany(self, query: Any, params_seq: Any, **kwargs: Any) -> Any:
-        self._send_pending_begin()
+        self.send_pending()
         return super().executemany(query, params_seq, **kwargs)
 
     def copy(self, *args: Any, **kwargs: Any) -> Any:
-        self._send_pending_begin()
+        self.send_pending()
         return super().copy(*args, **kwargs)
 
     def stream(self, *args: Any, **kwargs: Any) -> Any:
-        self._send_pending_begin()
+        self.send_pending()
         return super().stream(*args, **kwargs)
 
-    def _take_begin(self) -> str | None:
+    def send_pending(self, *, then: str | None = None) -> bool:
+        """Send what the connection holds, in one message, followed by ``then`` (a ``COMMIT``) if given;
+        False if it held nothing (and nothing was sent). A failed ``COMMIT`` leaves nothing pending: the
+        transaction is over or aborted, and the caller rolls it back."""
+        pending = self._take_pending()
+        if not pending:
+            return False
+        if then is None:
+            self._send(pending)
+        else:
+            super().execute("; ".join([*pending, then]))
+        return True
+
+    def _bound(self, query: str, params: Any) -> str:
+        """The statement with its parameters, as it will be sent; Django's query log reads it here."""
+        self._tx = adapt.Transformer(self)
+        self._query = self._convert_query(query, params)
+        return self._query.query.decode(self._tx.encoding)  # type: ignore[no-any-return]
+
+    def holds_writes(self) -> bool:
+        """Whether the connection holds writes (:class:`Held`), not only a transaction's ``BEGIN``."""
+        return any(not s.startswith("BEGIN") for s in getattr(self._conn, PENDING, None) or [])
+
+    def _take_pending(self) -> list[str]:
         connection = self._conn
-        begin: str | None = getattr(connection, DEFERRED_BEGIN, None)
-        if begin is not None:
-            setattr(connection, DEFERRED_BEGIN, None)
-        return begin
+        pending: list[str] = getattr(connection, PENDING, None) or []
+        if pending:
+            setattr(connection, PENDING, [])
+        return pending
 
-    def _send_pending_begin(self) -> None:
-        if (begin := self._take_begin()) is not None:
-            self._send_begin(begin)
-
-    def _send_begin(self, begin: str) -> None:
+    def _send(self, statements: list[str]) -> None:
         try:
-            super().execute(begin)
+            super().execute("; ".join(statements))
         except BaseException:
-            self._keep_begin_unless_sent(begin)
+            self._keep_unless_sent(statements)
             raise
 
-    def _keep_begin_unless_sent(self, begin: str) -> None:
+    def _keep_unless_sent(self, pending: list[str]) -> None:
         """After a failure: if the server opened no transaction (the message never reached it, or failed
-        before it was sent), the next statement must still open it, never run outside it."""
-        if self._conn.pgconn.transaction_status == pq.TransactionStatus.IDLE:
-            setattr(self._conn, DEFERRED_BEGIN, begin)
+        before it ran), what was pending is pending still: the next statement must not run outside it."""
+        if pending[0].startswith("BEGIN") and self._conn.pgconn.transaction_status == pq.TransactionStatus.IDLE:
+            setattr(self._conn, PENDING, pending)
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
@@ -175,7 +217,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
             self._connection_pools.setdefault(self.alias, pool)
         return super().pool
 
-    # -- the deferred BEGIN: psycopg stays in autocommit, Django's transactions begin with their first statement
+    # -- psycopg stays in autocommit: a transaction's BEGIN, and its held writes, go with its next statement
 
     @property
     def deferred_begin(self) -> bool:
@@ -190,7 +232,9 @@ class DatabaseWrapper(base.DatabaseWrapper):
         with self.wrap_database_errors:
             if not self.connection.autocommit:  # as Django left it (a connection from before): psycopg's own
                 self.connection.autocommit = True
-            setattr(self.connection, DEFERRED_BEGIN, None if autocommit else self._begin_statement())
+            if autocommit and any(not s.startswith("BEGIN") for s in getattr(self.connection, PENDING, None) or []):
+                raise ProgrammingError("can't turn autocommit on: the transaction holds writes not committed")
+            setattr(self.connection, PENDING, [] if autocommit else [self._begin_statement()])
         return None
 
     def _begin_statement(self) -> str:
@@ -198,10 +242,18 @@ class DatabaseWrapper(base.DatabaseWrapper):
         return "BEGIN" if level is None else f"BEGIN ISOLATION LEVEL {IsolationLevel(level).name.replace('_', ' ')}"
 
     def _commit(self) -> None:
-        super()._commit()  # psycopg sends COMMIT if a statement began the transaction, else nothing
+        if self.connection is not None and getattr(self.connection, PENDING, None):
+            with self.wrap_database_errors, self.connection.cursor() as cursor:  # the writes held, with COMMIT
+                held = cursor.send_pending(then="COMMIT") if cursor.holds_writes() else False
+            if not held:
+                setattr(self.connection, PENDING, [])  # a BEGIN alone: nothing began, nothing to commit
+        else:
+            super()._commit()  # psycopg sends COMMIT if a statement began the transaction, else nothing
         self._begin_again()
 
     def _rollback(self) -> None:
+        if self.connection is not None:
+            setattr(self.connection, PENDING, [])  # never sent: nothing to undo
         super()._rollback()
         self._begin_again()
 
@@ -209,22 +261,22 @@ class DatabaseWrapper(base.DatabaseWrapper):
         """After a commit or a rollback with autocommit still off (a transaction Django manages by hand, or
         ``atomic`` before it turns autocommit back on), the next statement begins the next transaction."""
         if self.connection is not None and self.deferred_begin and not self.autocommit:
-            setattr(self.connection, DEFERRED_BEGIN, self._begin_statement())
+            setattr(self.connection, PENDING, [self._begin_statement()])
 
     def get_new_connection(self, conn_params: dict[str, Any]) -> Any:
         connection = super().get_new_connection(conn_params)
-        setattr(connection, DEFERRED_BEGIN, None)  # nothing pending from its last holder (a pool's connection)
+        setattr(connection, PENDING, [])  # nothing pending from its last holder (a pool's connection)
         return connection
 
     def _close(self) -> None:
         if self.connection is not None:  # a pool's connection goes back with no BEGIN pending for its next holder
-            setattr(self.connection, DEFERRED_BEGIN, None)
+            setattr(self.connection, PENDING, [])
         super()._close()
 
     def create_cursor(self, name: str | None = None) -> Any:
         if name and self.deferred_begin:  # a named cursor's DECLARE, sent by psycopg's own path: in the transaction
             with self.connection.cursor() as cursor:
-                cursor._send_pending_begin()
+                cursor.send_pending()
             # Django holds a named cursor (WITH HOLD) when psycopg is in autocommit, as it always is here: inside
             # a transaction too, where PostgreSQL keeps its rows past the commit (``.iterator()``; a migration's).
         return super().create_cursor(name)
