@@ -72,7 +72,6 @@ class Held(str):
     __slots__ = ()
 
 
-
 @cache
 def _insert_sql(model: type[models.Model], count: int, vendor: str) -> tuple[str, tuple[models.Field[Any, Any], ...]]:
     """``INSERT`` of ``count`` rows of the model's columns but those the database fills (an auto id)."""

@@ -143,8 +143,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # libpq waits forever by default; fail within a second instead, so that a request answers 503
     # within 2 s while the database is away (a URL's ?connect_timeout= wins).
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 1)
-    # Django's backend, whose transactions send their BEGIN with their first statement, and whose pool (with
-    # DATABASE_POOL_SIZE) checks a connection only once it has rested a second (tute_api/postgresql).
+    # Django's backend, whose transactions send their BEGIN with their first statement and a move's write
+    # with their COMMIT, and whose pool (with DATABASE_POOL_SIZE) checks a connection only once it has
+    # rested a second (tute_api/postgresql).
     DATABASES["default"]["ENGINE"] = "tute_api.postgresql"
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers take the lock when their transaction begins and wait for it, rather than failing

@@ -22,7 +22,7 @@ finds its loader in place and registers no other.
 
 A transaction's ``BEGIN`` travels with its first statement (:class:`Cursor`). psycopg, asked by Django to
 turn autocommit off, sends ``BEGIN`` alone before the transaction's first statement: a round trip of its
-own, one of the five of a player's action (docs/performance.md). Here psycopg stays in autocommit, and
+own (docs/performance.md). Here psycopg stays in autocommit, and
 the connection keeps the ``BEGIN`` that Django's ``atomic`` asked for (:attr:`DatabaseWrapper.deferred_begin`)
 until the first statement, which goes as ``BEGIN; <statement>`` in one message (the simple query protocol
 of Django's client-side binding takes several statements). A transaction that runs no statement costs
@@ -221,7 +221,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     @property
     def deferred_begin(self) -> bool:
-        """Whether this connection's transactions begin with their first statement (:class:`Cursor`)."""
+        """Whether this connection's transactions begin with their first statement, and may hold writes
+        (:class:`Cursor`): not with Django's server-side binding (``OPTIONS["server_side_binding"]``)."""
         return self.connection is not None and isinstance(self.connection.cursor_factory, type) and issubclass(
             self.connection.cursor_factory, Cursor
         )
