@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from games.lobby.models import Notice
 from tests.wire import wire
 
-from .helpers import human_table
+from .helpers import human_table, new_player
 
 pytestmark = pytest.mark.django_db(transaction=True)  # no test transaction around: the service's own is seen
 
@@ -70,3 +70,25 @@ def test_an_action_s_transaction_sends_its_begin_with_the_lock_and_its_write_wit
     committed = [message for message in sent if message.endswith("COMMIT")]
     assert committed[-1].startswith("WITH") and "UPDATE" in committed[-1], "the move's write goes with the COMMIT"
     assert "COMMIT" not in sent, sent
+
+
+def test_an_action_against_built_in_bots_is_three_round_trips() -> None:
+    """The token, the lock with its BEGIN, the move (and the quick bots' turns after it) with the COMMIT."""
+    if connection.vendor != "postgresql":
+        pytest.skip("read on PostgreSQL's wire")
+    player = new_player("solo")
+    seats = [{"player": "me"}, {"bot": "level-1"}]
+    created = player.post("/api/v1/matches/", {"variant": "dos", "seed": 3, "seats": seats})
+    assert created.status_code == 201, created.content
+    url = f"/api/v1/matches/{created.json()['id']}"
+    view = player.get(url).json()
+    for _ in range(2):  # the second action is measured: the first one's process has read what it keeps
+        while not view["legal_actions"]:
+            view = player.get(f"{url}?after={view['seq']}&wait=5").json()
+        with wire() as sent:
+            answer = player.post(f"{url}/actions", {**view["legal_actions"][0], "expected_seq": view["seq"]})
+        assert answer.status_code == 200, answer.content
+        view = answer.json()
+    assert len(sent) == 3, sent
+    assert sent[1].startswith("BEGIN") and "FOR UPDATE" in sent[1], sent
+    assert sent[2].startswith("WITH") and sent[2].endswith("COMMIT"), sent
