@@ -99,6 +99,11 @@ def _utc_adapters(template: adapt.AdaptersMap) -> adapt.AdaptersMap:
 PENDING = "tute_pending_statements"
 
 
+def _holds_writes(connection: Any) -> bool:
+    """Whether a psycopg connection holds writes (:class:`Held`), not only a transaction's ``BEGIN``."""
+    return any(not statement.startswith("BEGIN") for statement in getattr(connection, PENDING, None) or [])
+
+
 class Cursor(base.Cursor):  # type: ignore[name-defined,misc]
     """Django's cursor (client-side binding), which sends what its connection holds (a transaction's
     deferred ``BEGIN``, the writes held) in the message of the next statement: ``BEGIN; <held>; <statement>``,
@@ -147,28 +152,23 @@ class Cursor(base.Cursor):  # type: ignore[name-defined,misc]
         self.send_pending()
         return super().stream(*args, **kwargs)
 
-    def send_pending(self, *, then: str | None = None) -> bool:
-        """Send what the connection holds, in one message, followed by ``then`` (a ``COMMIT``) if given;
-        False if it held nothing (and nothing was sent). A failed ``COMMIT`` leaves nothing pending: the
-        transaction is over or aborted, and the caller rolls it back."""
+    def send_pending(self, *, then: str | None = None) -> None:
+        """Send what the connection holds, if anything, in one message, followed by ``then`` (a ``COMMIT``)
+        if given. A failed ``COMMIT`` leaves nothing pending: the transaction is over or aborted, and the
+        caller rolls it back."""
         pending = self._take_pending()
         if not pending:
-            return False
+            return
         if then is None:
             self._send(pending)
         else:
             super().execute("; ".join([*pending, then]))
-        return True
 
     def _bound(self, query: str, params: Any) -> str:
         """The statement with its parameters, as it will be sent; Django's query log reads it here."""
         self._tx = adapt.Transformer(self)
         self._query = self._convert_query(query, params)
         return self._query.query.decode(self._tx.encoding)  # type: ignore[no-any-return]
-
-    def holds_writes(self) -> bool:
-        """Whether the connection holds writes (:class:`Held`), not only a transaction's ``BEGIN``."""
-        return any(not s.startswith("BEGIN") for s in getattr(self._conn, PENDING, None) or [])
 
     def _take_pending(self) -> list[str]:
         connection = self._conn
@@ -233,7 +233,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
         with self.wrap_database_errors:
             if not self.connection.autocommit:  # as Django left it (a connection from before): psycopg's own
                 self.connection.autocommit = True
-            if autocommit and any(not s.startswith("BEGIN") for s in getattr(self.connection, PENDING, None) or []):
+            if autocommit and _holds_writes(self.connection):
                 raise ProgrammingError("can't turn autocommit on: the transaction holds writes not committed")
             setattr(self.connection, PENDING, [] if autocommit else [self._begin_statement()])
         return None
@@ -243,11 +243,9 @@ class DatabaseWrapper(base.DatabaseWrapper):
         return "BEGIN" if level is None else f"BEGIN ISOLATION LEVEL {IsolationLevel(level).name.replace('_', ' ')}"
 
     def _commit(self) -> None:
-        if self.connection is not None and getattr(self.connection, PENDING, None):
+        if self.connection is not None and _holds_writes(self.connection):
             with self.wrap_database_errors, self.connection.cursor() as cursor:  # the writes held, with COMMIT
-                held = cursor.send_pending(then="COMMIT") if cursor.holds_writes() else False
-            if not held:
-                setattr(self.connection, PENDING, [])  # a BEGIN alone: nothing began, nothing to commit
+                cursor.send_pending(then="COMMIT")
         else:
             super()._commit()  # psycopg sends COMMIT if a statement began the transaction, else nothing
         self._begin_again()
