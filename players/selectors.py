@@ -7,6 +7,7 @@ from uuid import UUID
 
 from django.db.models import Count, QuerySet
 
+from . import token_cache
 from .models import Bot, BotCall, BotCallOutcome, Player
 from .tokens import token_digest
 
@@ -17,8 +18,9 @@ RECENT_FALLBACKS = 20
 
 
 def player_by_token(token: str) -> Player | None:
-    """The player a bearer token belongs to, or None (one query)."""
-    return Player.objects.by_token_digest(token_digest(token))
+    """The player a bearer token belongs to, or None: one query, none while the process keeps the
+    answer (:mod:`players.token_cache`)."""
+    return token_cache.player_by_digest(token_digest(token), Player.objects.by_token_digest)
 
 
 def bots_of(*, owner: Player) -> QuerySet[Bot]:

@@ -364,6 +364,12 @@ CELERY_BEAT_SCHEDULE = {
 QUEUE_MAX_WAIT_SECONDS = env.float("QUEUE_MAX_WAIT_SECONDS", default=20.0)
 QUEUE_GONE_SECONDS = env.float("QUEUE_GONE_SECONDS", default=60.0)
 
+# Seconds a server process keeps a bearer token's player instead of reading it on every request, and
+# who tells every process of a token deleted (rotated, a bot retired): players/token_cache.py. Kept
+# only while the process listens to the live updates' Redis; 0 reads the token every time.
+TOKEN_CACHE_SECONDS = env.float("TOKEN_CACHE_SECONDS", default=5.0)
+TOKEN_REVOCATIONS = "games.live.channels.token_revocations"
+
 # Hours an Idempotency-Key's first answer is kept (a retry within them gets it again); then purged.
 IDEMPOTENCY_KEY_HOURS = env.int("IDEMPOTENCY_KEY_HOURS", default=24)
 

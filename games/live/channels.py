@@ -33,6 +33,7 @@ from typing import Protocol
 from django.conf import settings
 
 from games.matches.news import MatchNews
+from players import token_cache
 
 logger = logging.getLogger(__name__)
 
@@ -129,6 +130,13 @@ class LocalBroker:
         with self._lock:
             return sum(len(group) for group in self._subscribers.values())
 
+    def hears_revocations(self) -> bool:
+        """In process, other processes cannot be told: no token is kept (players/token_cache.py)."""
+        return False
+
+    def revoke(self, digests: list[str]) -> None:
+        token_cache.forget(digests)
+
     @contextmanager
     def subscribe(self, channel: str) -> Iterator[Subscription]:
         subscription = _LocalSubscription(self._lost)
@@ -158,6 +166,8 @@ class LocalBroker:
 CHANNEL_PREFIX = "tute:"
 #: Seconds an announcement waits for Redis before it is dropped (and logged).
 PUBLISH_TIMEOUT = 1.0
+#: Where the digests of revoked tokens are published (players/token_cache.py), comma-separated.
+REVOKED_TOKENS = CHANNEL_PREFIX + "revoked-tokens"
 
 
 class RedisBroker:
@@ -216,6 +226,21 @@ class RedisBroker:
     def count(self) -> int:
         return self._local.count()
 
+    def hears_revocations(self) -> bool:
+        """Whether the listener is subscribed, so that it hears every revocation published from now on;
+        if it is not running, it is started (without waiting for it)."""
+        if self._listening.is_set() and not self._lost.is_set():
+            return True
+        self._listen_in_background(timeout=0)
+        return False
+
+    def revoke(self, digests: list[str]) -> None:
+        """Publish revoked tokens' digests to every process, this one included."""
+        try:
+            self._publisher.publish(REVOKED_TOKENS, ",".join(digests).encode())
+        except Exception:  # the other processes forget them within TOKEN_CACHE_SECONDS, or on losing Redis
+            logger.error("Could not publish revoked tokens (Redis away)", exc_info=True)
+
     def _listen_in_background(self, timeout: float = 2.0) -> None:
         """Start the listener if it is not running, and wait (a little) until it listens, so that
         news published after ``subscribe`` returns is heard."""
@@ -243,9 +268,14 @@ class RedisBroker:
                     message = pubsub.get_message(timeout=30)  # a timeout lets redis-py check the connection
                     if message is not None and message["type"] == "pmessage":
                         channel = message["channel"]
-                        self._local.publish(channel.decode() if isinstance(channel, bytes) else channel)
+                        channel = channel.decode() if isinstance(channel, bytes) else channel
+                        if channel == REVOKED_TOKENS:
+                            token_cache.forget(message["data"].decode().split(","))
+                        else:
+                            self._local.publish(channel)
             except Exception:  # Redis went away: listen again in a moment
                 self._lost.set()
+                token_cache.forget_all()  # revocations may be missed until it listens again
                 self._local.wake_all()  # they may have missed news: read again, then poll while away
                 logger.warning("Live updates: lost Redis, listening again", exc_info=True)
             finally:
@@ -297,6 +327,20 @@ async def asubscribe(channel: str) -> AsyncIterator[AsyncSubscription]:
     """:func:`subscribe` for a coroutine (ASGI): its wait holds no thread and no database connection."""
     async with broker().asubscribe(channel) as subscription:
         yield subscription
+
+
+class TokenRevocations:
+    """The revocations of tokens kept by the processes (``settings.TOKEN_REVOCATIONS``,
+    players/token_cache.py), through the broker of the live updates."""
+
+    def listening(self) -> bool:
+        return broker().hears_revocations()
+
+    def revoke(self, digests: list[str]) -> None:
+        broker().revoke(digests)
+
+
+token_revocations = TokenRevocations()
 
 
 def match_news(news: MatchNews) -> None:

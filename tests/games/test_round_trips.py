@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games.lobby.models import Notice
+from players import token_cache
+from tests import services
 from tests.wire import wire
 
 from .helpers import human_table, new_player
@@ -72,10 +77,16 @@ def test_an_action_s_transaction_sends_its_begin_with_the_lock_and_its_write_wit
     assert "COMMIT" not in sent, sent
 
 
-def test_an_action_against_built_in_bots_is_three_round_trips() -> None:
-    """The token, the lock with its BEGIN, the move (and the quick bots' turns after it) with the COMMIT."""
+@pytest.mark.parametrize("kept", [False, True], ids=["token read", "token kept"])
+def test_an_action_against_built_in_bots_is_its_token_then_two_round_trips(kept: bool, settings: Any) -> None:
+    """The token (unless the process keeps it: players/token_cache.py), the lock with its BEGIN, the move
+    (and the quick bots' turns after it) with the COMMIT."""
     if connection.vendor != "postgresql":
         pytest.skip("read on PostgreSQL's wire")
+    settings.TOKEN_CACHE_SECONDS = 5.0 if kept else 0
+    if kept:
+        settings.LIVE_UPDATES_URL = services.redis_url()
+        _until_listening()
     player = new_player("solo")
     seats = [{"player": "me"}, {"bot": "level-1"}]
     created = player.post("/api/v1/matches/", {"variant": "dos", "seed": 3, "seats": seats})
@@ -89,6 +100,16 @@ def test_an_action_against_built_in_bots_is_three_round_trips() -> None:
             answer = player.post(f"{url}/actions", {**view["legal_actions"][0], "expected_seq": view["seq"]})
         assert answer.status_code == 200, answer.content
         view = answer.json()
-    assert len(sent) == 3, sent
-    assert sent[1].startswith("BEGIN") and "FOR UPDATE" in sent[1], sent
-    assert sent[2].startswith("WITH") and sent[2].endswith("COMMIT"), sent
+    if not kept:
+        assert len(sent) == 3 and '"players_token"' in sent[0], sent
+        sent = sent[1:]
+    assert len(sent) == 2, sent
+    assert sent[0].startswith("BEGIN") and "FOR UPDATE" in sent[0], sent
+    assert sent[1].startswith("WITH") and sent[1].endswith("COMMIT"), sent
+
+
+def _until_listening() -> None:
+    deadline = time.monotonic() + 5
+    while not token_cache.revocations().listening():
+        assert time.monotonic() < deadline, "the live updates' listener did not subscribe"
+        time.sleep(0.01)
