@@ -32,6 +32,7 @@ from typing import Protocol
 
 from django.conf import settings
 
+from games.matches import kept
 from games.matches.news import MatchNews
 from players import token_cache
 
@@ -111,7 +112,7 @@ class LocalBroker:
         self._subscribers: dict[str, set[_LocalSubscription | AsyncSubscription]] = defaultdict(set)
         self._lost = lost
 
-    def publish(self, *channels: str) -> None:
+    def publish(self, *channels: str, data: bytes = b"") -> None:
         with self._lock:
             subscribers = [s for channel in channels for s in self._subscribers.get(channel, ())]
         for subscription in subscribers:
@@ -130,8 +131,9 @@ class LocalBroker:
         with self._lock:
             return sum(len(group) for group in self._subscribers.values())
 
-    def hears_revocations(self) -> bool:
-        """In process, other processes cannot be told: no token is kept (players/token_cache.py)."""
+    def hears_everything(self) -> bool:
+        """Whether this process hears every process's news and revocations: in process, other processes
+        cannot be heard (nor told), so nothing is kept (players/token_cache.py, games/matches/kept.py)."""
         return False
 
     def revoke(self, digests: list[str]) -> None:
@@ -166,6 +168,8 @@ class LocalBroker:
 CHANNEL_PREFIX = "tute:"
 #: Seconds an announcement waits for Redis before it is dropped (and logged).
 PUBLISH_TIMEOUT = 1.0
+#: A match's channel, with its id after: its news says the match's ``seq`` (games/matches/kept.py).
+MATCH_CHANNEL = CHANNEL_PREFIX + "match:"
 #: Where the digests of revoked tokens are published (players/token_cache.py), comma-separated.
 REVOKED_TOKENS = CHANNEL_PREFIX + "revoked-tokens"
 
@@ -194,15 +198,15 @@ class RedisBroker:
         self._listening = threading.Event()
         self._closed = threading.Event()
 
-    def publish(self, *channels: str) -> None:
+    def publish(self, *channels: str, data: bytes = b"") -> None:
         """One round trip to Redis however many channels (a move wakes its match's and a player's)."""
         try:
             if len(channels) == 1:
-                self._publisher.publish(channels[0], b"1")
+                self._publisher.publish(channels[0], data)
             elif channels:
                 with self._publisher.pipeline(transaction=False) as pipe:
                     for channel in channels:
-                        pipe.publish(channel, b"1")
+                        pipe.publish(channel, data)
                     pipe.execute()
         except Exception:  # Redis is away: the waiters read the database meanwhile
             logger.warning("Live updates: could not announce news on %s (Redis away)", channels, exc_info=True)
@@ -226,9 +230,9 @@ class RedisBroker:
     def count(self) -> int:
         return self._local.count()
 
-    def hears_revocations(self) -> bool:
-        """Whether the listener is subscribed, so that it hears every revocation published from now on;
-        if it is not running, it is started (without waiting for it)."""
+    def hears_everything(self) -> bool:
+        """Whether the listener is subscribed, so that it hears all news and every revocation published
+        from now on; if it is not running, it is started (without waiting for it)."""
         if self._listening.is_set() and not self._lost.is_set():
             return True
         self._listen_in_background(timeout=0)
@@ -271,11 +275,14 @@ class RedisBroker:
                         channel = channel.decode() if isinstance(channel, bytes) else channel
                         if channel == REVOKED_TOKENS:
                             token_cache.forget(message["data"].decode().split(","))
-                        else:
-                            self._local.publish(channel)
+                            continue
+                        if channel.startswith(MATCH_CHANNEL):
+                            kept.heard(channel[len(MATCH_CHANNEL) :], _seq(message["data"]))
+                        self._local.publish(channel)
             except Exception:  # Redis went away: listen again in a moment
                 self._lost.set()
-                token_cache.forget_all()  # revocations may be missed until it listens again
+                token_cache.forget_all()  # revocations and news may be missed until it listens again
+                kept.forget_all()
                 self._local.wake_all()  # they may have missed news: read again, then poll while away
                 logger.warning("Live updates: lost Redis, listening again", exc_info=True)
             finally:
@@ -293,6 +300,14 @@ _broker: LocalBroker | RedisBroker | None = None
 _broker_url: str | None = None
 
 
+def _seq(data: bytes) -> int | None:
+    """The ``seq`` a match's news says (None: it says none)."""
+    try:
+        return int(data)
+    except ValueError:
+        return None
+
+
 def broker() -> LocalBroker | RedisBroker:
     """The broker that ``settings.LIVE_UPDATES_URL`` names, built once per process."""
     global _broker, _broker_url
@@ -303,17 +318,23 @@ def broker() -> LocalBroker | RedisBroker:
     return _broker
 
 
+def hears_everything() -> bool:
+    """Whether this process hears all news and every revocation that any process publishes from now on."""
+    return broker().hears_everything()
+
+
 def match_channel(match_id: object) -> str:
-    return f"tute:match:{match_id}"
+    return MATCH_CHANNEL + str(match_id)
 
 
 def player_channel(player_id: object) -> str:
     return f"tute:player:{player_id}"
 
 
-def publish(*channels: str) -> None:
-    """Announce news on some channels (call it after the news is committed)."""
-    broker().publish(*dict.fromkeys(channels))
+def publish(*channels: str, data: bytes = b"") -> None:
+    """Announce news on some channels (call it after the news is committed); ``data``: what it says
+    (a match's ``seq``, on a match's channel), empty when it is only a wake-up."""
+    broker().publish(*dict.fromkeys(channels), data=data)
 
 
 @contextmanager
@@ -334,7 +355,7 @@ class TokenRevocations:
     players/token_cache.py), through the broker of the live updates."""
 
     def listening(self) -> bool:
-        return broker().hears_revocations()
+        return hears_everything()
 
     def revoke(self, digests: list[str]) -> None:
         broker().revoke(digests)
@@ -349,4 +370,4 @@ def match_news(news: MatchNews) -> None:
     channels = [match_channel(news.match_id)]
     if news.moved and news.seat is not None and news.seat["player"]:
         channels.append(player_channel(news.seat["player"]["id"]))
-    publish(*channels)
+    publish(*channels, data=str(news.seq).encode())

@@ -26,8 +26,9 @@ from uuid import UUID
 from django.db import close_old_connections, connection
 from django.http import HttpResponse, HttpResponseBase
 
+from games.matches import kept
 from games.matches.models import Match, MatchStatus
-from games.matches.selectors import MAX_WAIT_SECONDS, Membership, match_membership
+from games.matches.selectors import MAX_WAIT_SECONDS, Membership, match_membership, membership_of
 from players.models import Player
 
 from . import channels, shutdown, watchers
@@ -101,6 +102,18 @@ def _settled(match: Match, after: int) -> bool:
     return match.seq > after or match.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED)
 
 
+def _kept_past(match_id: UUID, after: int) -> Match | None:
+    """The row of the match this process last saved, if it is past ``after`` and the process hears every
+    match's news (:mod:`games.matches.kept`: news of a later change from another process drops the row
+    before it wakes the waiters); else None (read the database)."""
+    return kept.newer_than(match_id, after) if channels.hears_everything() else None
+
+
+def _kept_or_read(match_id: UUID, after: int) -> Match | None:
+    """After a wait, the match: the row kept past ``after``, else read."""
+    return _kept_past(match_id, after) or Match.objects.fetch(match_id)
+
+
 def match_long_poll(
     *, match_id: UUID, player: Player, after: int | None, wait: float, answer: Callable[[Membership], HttpResponseBase]
 ) -> HttpResponseBase:
@@ -110,6 +123,9 @@ def match_long_poll(
     will happen), or the server is shutting down."""
     if after is None or wait <= 0:
         return answer(match_membership(match_id=match_id, player=player))
+    past = _kept_past(match_id, after)
+    if past is not None and (membership := membership_of(past, player)) is not None:
+        return answer(membership)
     timeout = min(wait, MAX_WAIT_SECONDS)
     if deferring():
         membership = match_membership(match_id=match_id, player=player)
@@ -129,7 +145,7 @@ def match_long_poll(
 
         def fresh(*, moved_only: bool = False) -> HttpResponseBase | None:
             """The match read once: answered (or, ``moved_only``, only if it moved past ``after``)."""
-            match = Match.objects.fetch(match_id)
+            match = _kept_or_read(match_id, after)
             if moved_only and match is not None and not _settled(match, after):
                 release_connection()
                 return None
@@ -158,7 +174,7 @@ def match_long_poll(
             else:
                 release_connection()
                 subscription.wait(timeout)
-        fresh_match = Match.objects.fetch(match_id)
+        fresh_match = _kept_or_read(match_id, after)
     return answer(Membership(fresh_match or match, membership.seat, spectator=membership.spectator))
 
 

@@ -31,7 +31,7 @@ from games.ratings.services import Sitter, is_rated, ratings_record
 from players.models import Bot, Player
 from players.selectors import bot_player_locked, retired_bot
 
-from . import moves, news, records, selectors
+from . import kept, moves, news, records, selectors
 from .errors import Conflict, ErrorCode, Forbidden, NotFound, Unprocessable, engine_error
 from .models import Hand, Match, MatchStatus, Seat
 from .selectors import Membership
@@ -302,9 +302,11 @@ def match_save(
 ) -> None:
     """Save the ``fields`` of a locked match and insert ``rows`` (its new events, hands), with what the
     layers above write beside the change (``settings.MATCH_RECORDERS``), in one statement; tell them once
-    it commits (``settings.MATCH_LISTENERS``). ``moved``: a move made the change (:class:`news.MatchNews`)."""
+    it commits (``settings.MATCH_LISTENERS``), and keep the row for the long polls that follow (:mod:`.kept`).
+    ``moved``: a move made the change (:class:`news.MatchNews`)."""
     told = news.MatchNews.of(match, moved=moved, mover=mover)
     Match.objects.save_with_events(match, [*rows, *news.recorded(told)], fields)
+    kept.keep(match)
     news.tell_on_commit(told)
 
 

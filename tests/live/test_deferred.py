@@ -38,8 +38,9 @@ def _counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
 
 def test_a_match_long_poll_woken_by_a_move_answers_with_one_read_of_the_match(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, settings: Any
 ) -> None:
+    settings.LIVE_UPDATES_URL = ""  # in process: no row is kept (tests/live/test_kept.py), the match is read
     table = human_table("dos", {"games_to_win": 1})
     url = f"/api/v1/matches/{table.match_id}"
     view = table.seats[0].get(url).json()
@@ -63,8 +64,9 @@ def test_a_match_long_poll_woken_by_a_move_answers_with_one_read_of_the_match(
     assert reads == [UUID(table.match_id)], "one read of the match: after the news, none before it"
 
 
-def test_a_wake_reads_the_match_once_whether_it_answers_or_waits_on() -> None:
+def test_a_wake_reads_the_match_once_whether_it_answers_or_waits_on(settings: Any) -> None:
     """The read that tells whether the match moved is the one that answers: one query, not two."""
+    settings.LIVE_UPDATES_URL = ""  # in process: no row is kept (tests/live/test_kept.py), the match is read
     table = human_table("dos", {"games_to_win": 1})
     url = f"/api/v1/matches/{table.match_id}"
     view = table.seats[0].get(url).json()

@@ -51,7 +51,7 @@ def test_a_move_wakes_the_next_players_channel_once():
     mine = channels.player_channel(ana.player.pk)
     published: list[str] = []
     real = channels.publish
-    with mock.patch.object(channels, "publish", lambda *names: published.extend(names) or real(*names)):
+    with mock.patch.object(channels, "publish", lambda *names, **kw: published.extend(names) or real(*names, **kw)):
         my_turn_again(ana, match["id"])
     assert Notice.objects.filter(player_id=ana.player.pk, kind="your_turn", match_id=match["id"]).exists()
     assert published.count(mine) == 1, published

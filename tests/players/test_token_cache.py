@@ -31,7 +31,7 @@ def listening(settings: Any) -> Iterator[live.RedisBroker]:
     broker = live.broker()
     assert isinstance(broker, live.RedisBroker)
     token_cache.forget_all()
-    _until(broker.hears_revocations, "the listener to subscribe")
+    _until(broker.hears_everything, "the listener to subscribe")
     yield broker
     token_cache.forget_all()
 

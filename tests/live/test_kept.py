@@ -1,0 +1,171 @@
+"""A long poll answered from the row its process last saved (games/matches/kept.py): no query, the same
+answer as from the database, redacted for its caller, and never a row that a later change overtook."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from games.live import channels as live
+from games.matches import kept
+from games.matches.models import Match
+from tests import services
+from tests.games.helpers import Api, Visibility, assert_no_leak, human_table, new_player
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def listening(settings: Any) -> Iterator[live.RedisBroker]:
+    """This process hears every match's news, as a server process on Redis does."""
+    settings.LIVE_UPDATES_URL = services.redis_url()
+    broker = live.broker()
+    assert isinstance(broker, live.RedisBroker)
+    kept.forget_all()
+    deadline = time.monotonic() + 5
+    while not broker.hears_everything():
+        assert time.monotonic() < deadline, "the listener did not subscribe"
+        time.sleep(0.01)
+    yield broker
+    kept.forget_all()
+
+
+def _match_reads(api: Api, path: str) -> tuple[Any, int]:
+    """A GET's answer and how many of its queries read the match's row."""
+    with CaptureQueriesContext(connection) as queries:
+        answer = api.get(path)
+    return answer, sum('FROM "games_match"' in q["sql"] for q in queries.captured_queries)
+
+
+def _action(api: Api, url: str, view: dict[str, Any]) -> dict[str, Any]:
+    answer = api.post(f"{url}/actions", {**view["legal_actions"][0], "expected_seq": view["seq"]})
+    assert answer.status_code == 200, answer.content
+    return answer.json()  # type: ignore[no-any-return]
+
+
+def _against_bots(listening: Any) -> tuple[Api, str, dict[str, Any]]:
+    player = new_player("kept")
+    seats = [{"player": "me"}, {"bot": "level-1"}]
+    created = player.post("/api/v1/matches/", {"variant": "dos", "seed": 5, "seats": seats})
+    assert created.status_code == 201, created.content
+    url = f"/api/v1/matches/{created.json()['id']}"
+    view = player.get(url).json()
+    while not view["legal_actions"]:
+        view = player.get(f"{url}?after={view['seq']}&wait=5").json()
+    return player, url, view
+
+
+def test_the_long_poll_after_an_action_reads_nothing_and_answers_as_the_database(listening: Any) -> None:
+    player, url, view = _against_bots(listening)
+    acted = _action(player, url, view)
+    match_id = url.rsplit("/", 1)[1]
+    kept_row = kept.newer_than(match_id, acted["seq"] - 1)
+    assert kept_row is not None and kept_row.seq > acted["seq"], "the bots' turns were saved with the action"
+    answer, reads = _match_reads(player, f"{url}?after={acted['seq']}&wait=5")
+    assert answer.status_code == 200 and reads == 0
+    kept.forget_all()
+    from_database, reads = _match_reads(player, f"{url}?after={acted['seq']}&wait=5")
+    assert reads == 1 and from_database.json() == answer.json()
+
+
+def test_without_a_listener_the_long_poll_reads_the_database(settings: Any) -> None:
+    settings.LIVE_UPDATES_URL = ""  # in process: what other processes write is not heard
+    player, url, view = _against_bots(None)
+    acted = _action(player, url, view)
+    assert _match_reads(player, f"{url}?after={acted['seq']}&wait=5")[1] == 1
+
+
+def test_a_row_not_past_after_is_not_an_answer(listening: Any) -> None:
+    player, url, view = _against_bots(listening)
+    acted = _action(player, url, view)
+    later = Match.objects.get(pk=url.rsplit("/", 1)[1]).seq
+    answer, reads = _match_reads(player, f"{url}?after={later}&wait=1")
+    assert answer.status_code == 200 and answer.json()["seq"] == later and reads >= 1
+    assert acted["seq"] < later
+
+
+def test_later_news_from_another_process_drops_the_row(listening: Any) -> None:
+    player, url, view = _against_bots(listening)
+    acted = _action(player, url, view)
+    match_id = url.rsplit("/", 1)[1]
+    row = kept.newer_than(match_id, 0)
+    assert row is not None
+    elsewhere = live.RedisBroker(services.redis_url())
+    elsewhere.publish(live.match_channel(match_id), data=str(row.seq).encode())  # this process's own news
+    time.sleep(0.2)
+    assert kept.newer_than(match_id, 0) is not None, "news of the kept seq itself keeps it"
+    elsewhere.publish(live.match_channel(match_id), data=str(row.seq + 1).encode())
+    deadline = time.monotonic() + 5
+    while kept.newer_than(match_id, 0) is not None:
+        assert time.monotonic() < deadline, "the later news was not heard"
+        time.sleep(0.01)
+    assert _match_reads(player, f"{url}?after={acted['seq']}&wait=5")[1] == 1
+
+
+def test_news_that_says_no_seq_drops_the_row(listening: Any) -> None:
+    player, url, view = _against_bots(listening)
+    _action(player, url, view)
+    match_id = url.rsplit("/", 1)[1]
+    live.RedisBroker(services.redis_url()).publish(live.match_channel(match_id))
+    deadline = time.monotonic() + 5
+    while kept.newer_than(match_id, 0) is not None:
+        assert time.monotonic() < deadline, "the news was not heard"
+        time.sleep(0.01)
+
+
+def test_a_save_rolled_back_is_not_kept(listening: Any) -> None:
+    player, url, view = _against_bots(listening)
+    match = Match.objects.get(pk=url.rsplit("/", 1)[1])
+    kept.forget_all()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        match.seq += 5
+        kept.keep(match)
+        raise RuntimeError("rolled back")
+    assert kept.newer_than(match.pk, 0) is None
+
+
+def test_every_seat_spectator_and_stranger_sees_from_a_kept_row_what_the_database_shows(listening: Any) -> None:
+    table = human_table("clasico", {"games_to_win": 1}, seed=4, public=True)
+    vis = Visibility(table.match_id, len(table.seats))
+    spectator, stranger = new_player("watcher"), new_player("stranger")
+    for _ in range(6):
+        turn = table.view(0)["hand"]["turn"]
+        before = table.view(turn)
+        _action(table.seats[turn], table.url(), before)
+        assert kept.newer_than(table.match_id, before["seq"]) is not None
+        vis.refresh()
+        path = table.url(f"?after={before['seq']}&wait=5")
+        for seat, api in [*enumerate(table.seats), (None, spectator)]:
+            answer, reads = _match_reads(api, path)
+            assert answer.status_code == 200 and reads == 0
+            assert_no_leak(vis, seat, answer.json(), answer.json()["seq"], f"kept row, seat {seat}")
+            row = kept._kept.pop(str(table.match_id))
+            from_database, _ = _match_reads(api, path)
+            kept._kept[str(table.match_id)] = row
+            assert from_database.json() == answer.json(), seat
+    private = human_table("dos", {}, seed=6)
+    turn = private.view(0)["hand"]["turn"]
+    before = private.view(turn)
+    _action(private.seats[turn], private.url(), before)
+    assert kept.newer_than(private.match_id, before["seq"]) is not None
+    assert stranger.get(private.url(f"?after={before['seq']}&wait=1")).status_code == 404
+
+
+def test_a_long_poll_woken_by_news_answers_from_the_kept_row(listening: Any) -> None:
+    """Its process saved the change that woke it (a bot's turn, another player's move): nothing to read."""
+    from games.live import waits
+
+    player, url, view = _against_bots(listening)
+    acted = _action(player, url, view)
+    match_id = url.rsplit("/", 1)[1]
+    with CaptureQueriesContext(connection) as queries:
+        match = waits._kept_or_read(match_id, acted["seq"])
+    assert match is not None and match.seq > acted["seq"] and not queries.captured_queries
+    with CaptureQueriesContext(connection) as queries:
+        assert waits._kept_or_read(match_id, match.seq) is not None  # not past it: read
+    assert len(queries.captured_queries) == 1
