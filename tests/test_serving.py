@@ -108,3 +108,33 @@ def test_the_server_runs_a_process_per_core_and_two_at_least(monkeypatch: pytest
     monkeypatch.setenv("ASGI_THREADS", "2")  # (the file sets them when unset; the test's change is undone)
     monkeypatch.setenv("DATABASE_POOL_SIZE", "6")
     assert runpy.run_path(str(BASE_DIR / "gunicorn.conf.py"))["workers"] == 5  # the environment decides first
+
+
+async def _hello(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    assert scope["type"] == "http"
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"hi"})
+
+
+@pytest.mark.parametrize(("max_seconds", "closed"), [(0.0, True), (3600.0, False)])
+def test_a_connection_past_its_lifetime_is_closed_after_its_next_answer(
+    max_seconds: float, closed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """So that kept-alive connections that all landed on one process move to the others over time."""
+    monkeypatch.setattr(serving, "CONNECTION_MAX_SECONDS", max_seconds)
+
+    async def request() -> _Transport:
+        config = Config(app=_hello, http=serving.HttpProtocol, lifespan="off", log_level="warning")
+        transport = _Transport()
+        http = serving.HttpProtocol(config=config, server_state=ServerState(), app_state={})
+        http.connection_made(transport)
+        http.data_received(b"GET / HTTP/1.1\r\nHost: testserver\r\n\r\n")
+        for _ in range(50):
+            await asyncio.sleep(0)
+        return transport
+
+    transport = asyncio.run(request())
+    answer = b"".join(transport.written)
+    assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"hi")
+    assert (b"connection: close" in answer.lower()) is closed
+    assert transport.closing is closed

@@ -1,5 +1,13 @@
 """The web server's own parts: gunicorn's uvicorn worker (``gunicorn.conf.py``), serving HTTP with uvicorn's
-C parser (httptools) and a connection upgraded to a WebSocket without leaving a reference cycle.
+C parser (httptools), a connection upgraded to a WebSocket without leaving a reference cycle, and kept-alive
+connections that move between the worker processes.
+
+A kept-alive connection stays with the process that accepted it. Connections opened together (a proxy's
+pool, clients back after a deploy, before every process has booted) can all land on one process, which
+then serves them alone on one core while another process idles (``make loadtest``: 20 connections on one
+of two processes in some runs, the box 63% busy and 0.6x the actions per second of an even split). So a
+connection is not kept alive past ``HTTP_CONNECTION_MAX_SECONDS``: its next answer says ``Connection:
+close`` and the client opens another, which the process that accepts first (the one least busy) takes.
 
 uvicorn's HTTP protocol holds its parser, and the parser holds the protocol's callbacks (bound methods of
 it): a cycle that ``connection_lost`` cuts when the connection closes. A connection upgraded to a
@@ -11,14 +19,30 @@ docs/performance.md, 2026-12-05, thirteenth session). :class:`HttpProtocol` cuts
 from __future__ import annotations
 
 import os
+import random
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn_worker import UvicornWorker
 
+#: Seconds a connection is kept alive at most (each one a random share less, down to 80% of it, so that
+#: connections opened together do not all close together): its first answer after them closes it.
+CONNECTION_MAX_SECONDS = float(os.environ.get("HTTP_CONNECTION_MAX_SECONDS") or 10)
+
 
 class HttpProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol, which lets go of its parser once a WebSocket protocol took over."""
+    """uvicorn's httptools protocol, which lets go of its parser once a WebSocket protocol took over, and
+    closes a connection once it has lived ``CONNECTION_MAX_SECONDS``, after an answer."""
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        self.closes_at = self.loop.time() + CONNECTION_MAX_SECONDS * random.uniform(0.8, 1.0)
+
+    def on_headers_complete(self) -> None:
+        super().on_headers_complete()
+        cycle = self.cycle
+        if cycle is not None and cycle.scope is self.scope and self.loop.time() >= self.closes_at:
+            cycle.keep_alive = False  # the answer says "Connection: close", then the connection closes
 
     def handle_websocket_upgrade(self) -> None:
         super().handle_websocket_upgrade()
