@@ -17,6 +17,10 @@ away, an announcement that cannot be sent is logged and dropped (the change it a
 committed), and the waiters read the database again every :data:`FALLBACK_POLL_SECONDS` instead of
 sleeping on news that cannot come: when the listener loses Redis it wakes them all, and until it
 listens again a wait lasts at most that long.
+
+The listener also hears the tokens revoked by any process (players/token_cache.py) and, in each match's
+news, the match's ``seq`` (games/matches/kept.py): what a process keeps because it hears every process,
+it keeps only while its listener listens (:func:`hears_everything`), and forgets when it loses Redis.
 """
 
 from __future__ import annotations
