@@ -19,7 +19,8 @@ from .helpers import human_table, new_player
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_a_long_poll_answers_as_soon_as_another_player_acts(waits: Waits):
+def test_a_long_poll_answers_as_soon_as_another_player_acts(waits: Waits, settings: Any):
+    settings.LIVE_UPDATES_URL = ""  # in process: no row is kept (tests/live/test_kept.py), the match is read
     table = human_table("dos", {}, seed=2)
     turn = table.view(0)["hand"]["turn"]
     waiter = table.seats[1 - turn]
