@@ -28,14 +28,14 @@ each request gets a new instance: nothing one request sets on its player reaches
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, transaction
 from django.utils.module_loading import import_string
+
+from tute_api.expiring import Expiring
 
 from .models import Player, Token
 
@@ -53,9 +53,8 @@ class Revocations(Protocol):
         """Tell every process (this one included) to forget these digests."""
 
 
-_entries: dict[str, tuple[float, tuple[Any, ...]]] = {}  # digest -> (expires, the player's row)
+_entries: Expiring[str, tuple[Any, ...]] = Expiring(MAX_ENTRIES)  # digest -> the player's row
 _generation = 0  # bumped by every revocation: a read it overtook is not kept
-_lock = threading.Lock()
 _revocations: tuple[str, Revocations] | None = None
 
 
@@ -74,41 +73,32 @@ def player_by_digest(digest: str, read: Callable[[str], Player | None]) -> Playe
     seconds = settings.TOKEN_CACHE_SECONDS
     if seconds <= 0 or not revocations().listening():
         return read(digest)
-    entry = _entries.get(digest)
-    now = time.monotonic()
-    if entry is not None and entry[0] > now:
-        return Player.from_db(DEFAULT_DB_ALIAS, None, entry[1])
+    row = _entries.get(digest)
+    if row is not None:
+        return Player.from_db(DEFAULT_DB_ALIAS, None, row)
     generation = _generation
     player = read(digest)
     if player is not None:
         row = tuple(getattr(player, field.attname) for field in Player._meta.concrete_fields)
-        with _lock:
+        with _entries.lock:
             if generation == _generation and revocations().listening():
-                _entries.pop(digest, None)  # to the end: the entries stay in the order they expire
-                _entries[digest] = (now + seconds, row)
-                while len(_entries) > MAX_ENTRIES or _expired(now):
-                    del _entries[next(iter(_entries))]
+                _entries.put(digest, row, seconds)
     return player
-
-
-def _expired(now: float) -> bool:
-    """Whether the oldest entry has expired."""
-    return bool(_entries) and next(iter(_entries.values()))[0] <= now
 
 
 def forget(digests: Iterable[str]) -> None:
     """Revoked tokens: forget them, and keep no read begun before."""
     global _generation
-    with _lock:
+    with _entries.lock:
         _generation += 1
         for digest in digests:
-            _entries.pop(digest, None)
+            _entries.pop(digest)
 
 
 def forget_all() -> None:
     """Forget every token: revocations may have been missed (the process stopped listening)."""
     global _generation
-    with _lock:
+    with _entries.lock:
         _generation += 1
         _entries.clear()
 

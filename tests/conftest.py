@@ -149,6 +149,27 @@ def client() -> Any:
 
 
 @pytest.fixture
+def listening(settings: Any) -> Iterator[Any]:
+    """This process listens to the live updates' Redis, as a server process does, so that it keeps tokens
+    (players/token_cache.py, for 5 s) and the rows it saves (games/matches/kept.py); both empty at first
+    and after. The broker."""
+    from games.live import channels
+    from games.matches import kept
+    from players import token_cache
+
+    settings.LIVE_UPDATES_URL = services.redis_url()
+    settings.TOKEN_CACHE_SECONDS = 5.0
+    broker = channels.broker()
+    assert isinstance(broker, channels.RedisBroker)
+    token_cache.forget_all()
+    kept.forget_all()
+    services.until(broker.hears_everything, "the listener to subscribe")
+    yield broker
+    token_cache.forget_all()
+    kept.forget_all()
+
+
+@pytest.fixture
 def waits(monkeypatch: pytest.MonkeyPatch) -> Waits:
     """Every wait on a live-updates subscription: its timeout, and whether news or the time ended it
     (tests/waits.py); ``waits.begun`` is set when one begins."""

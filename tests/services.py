@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import socket
+import time
+from collections.abc import Callable
 from typing import NoReturn
 
 import pytest
@@ -31,3 +33,11 @@ def redis_url() -> str:
     if not url.startswith("redis://"):
         missing("NO REDIS CONFIGURED: set CELERY_BROKER_URL=redis://… to test live updates over Redis pub/sub")
     return url
+
+
+def until(predicate: Callable[[], object], what: str, timeout: float = 5.0) -> None:
+    """Wait until ``predicate()`` holds, polling; fail after ``timeout`` seconds, naming ``what``."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
+        time.sleep(0.01)

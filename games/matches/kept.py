@@ -22,10 +22,10 @@ seating) are replaced whole when the match changes, never changed in place.
 from __future__ import annotations
 
 import copy
-import threading
-import time
 
 from django.db import transaction
+
+from tute_api.expiring import Expiring
 
 from .models import Match
 
@@ -34,44 +34,30 @@ KEPT_SECONDS = 10.0
 #: Rows kept at most: past it, the oldest go first.
 MAX_KEPT = 5_000
 
-_kept: dict[str, tuple[float, Match]] = {}  # str(match id) -> (expires, the row as saved)
-_lock = threading.Lock()
+_kept: Expiring[str, Match] = Expiring(MAX_KEPT)  # str(match id) -> the row as saved
 
 
 def keep(match: Match) -> None:
     """Keep ``match`` as it is now, once the current transaction commits (nothing if it rolls back)."""
     saved = copy.copy(match)
-    transaction.on_commit(lambda: _keep(saved))
-
-
-def _keep(match: Match) -> None:
-    now = time.monotonic()
-    key = str(match.pk)
-    with _lock:
-        _kept.pop(key, None)  # to the end: the rows stay in the order they expire
-        _kept[key] = (now + KEPT_SECONDS, match)
-        while len(_kept) > MAX_KEPT or next(iter(_kept.values()))[0] <= now:
-            del _kept[next(iter(_kept))]
+    transaction.on_commit(lambda: _kept.put(str(saved.pk), saved, KEPT_SECONDS))
 
 
 def newer_than(match_id: object, after: int) -> Match | None:
     """A copy of the row kept for the match if its ``seq`` is past ``after``, else None."""
-    entry = _kept.get(str(match_id))
-    if entry is None or entry[0] <= time.monotonic() or entry[1].seq <= after:
-        return None
-    return copy.copy(entry[1])
+    match = _kept.get(str(match_id))
+    return copy.copy(match) if match is not None and match.seq > after else None
 
 
 def heard(match_id: str, seq: int | None) -> None:
     """The news of a change of the match (``seq`` None: unknown): drop a row kept from before it."""
-    entry = _kept.get(match_id)
-    if entry is not None and (seq is None or seq > entry[1].seq):
-        with _lock:
-            if _kept.get(match_id) is entry:
-                del _kept[match_id]
+    match = _kept.get(match_id)
+    if match is not None and (seq is None or seq > match.seq):
+        with _kept.lock:
+            if _kept.get(match_id) is match:
+                _kept.pop(match_id)
 
 
 def forget_all() -> None:
     """Drop every kept row: news may have been missed (the listener lost Redis)."""
-    with _lock:
-        _kept.clear()
+    _kept.clear()

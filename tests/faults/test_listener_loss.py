@@ -4,8 +4,6 @@ while it could not hear."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from games.live import channels as live
@@ -13,15 +11,9 @@ from games.matches import kept
 from games.matches.models import Match
 from players import token_cache
 from tests.faults.services import Redis
+from tests.services import until
 
 pytestmark = pytest.mark.django_db
-
-
-def _until(predicate: object, what: str, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
-        time.sleep(0.02)
 
 
 def test_losing_redis_forgets_the_kept_rows_and_tokens(
@@ -31,14 +23,14 @@ def test_losing_redis_forgets_the_kept_rows_and_tokens(
     settings.TOKEN_CACHE_SECONDS = 60  # type: ignore[attr-defined]
     broker = live.broker()
     assert isinstance(broker, live.RedisBroker)
-    _until(broker.hears_everything, "the listener to subscribe")
+    until(broker.hears_everything, "the listener to subscribe")
     match = Match(seq=7)
     with django_capture_on_commit_callbacks(execute=True):  # type: ignore[operator]
         kept.keep(match)
     token_cache.player_by_digest("e" * 64, lambda digest: _player())
     assert kept.newer_than(match.pk, 0) is not None and "e" * 64 in token_cache._entries
     own_redis.stop()
-    _until(lambda: kept.newer_than(match.pk, 0) is None, "the kept row to be dropped")  # (kept 10 s else)
+    until(lambda: kept.newer_than(match.pk, 0) is None, "the kept row to be dropped")  # (kept 10 s else)
     assert "e" * 64 not in token_cache._entries
     assert not live.hears_everything()
     broker.close()

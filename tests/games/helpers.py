@@ -74,6 +74,24 @@ def new_player(prefix: str = "player") -> Api:
     return api
 
 
+def against_a_bot(prefix: str, seed: int) -> tuple[Api, str, dict[str, Any]]:
+    """A new player's ``dos`` match against a level-1 bot: the player, the match's URL, the view once it
+    is the player's turn."""
+    player = new_player(prefix)
+    seats = [{"player": "me"}, {"bot": "level-1"}]
+    created = player.post("/api/v1/matches/", {"variant": "dos", "seed": seed, "seats": seats})
+    assert created.status_code == 201, created.content
+    url = f"/api/v1/matches/{created.json()['id']}"
+    return player, url, until_my_turn(player, url, player.get(url).json())
+
+
+def until_my_turn(api: Api, url: str, view: dict[str, Any]) -> dict[str, Any]:
+    """The view once it is the caller's turn, long-polling from ``view`` (the bot's answer)."""
+    while not view["legal_actions"]:
+        view = api.get(f"{url}?after={view['seq']}&wait=5").json()
+    return view
+
+
 @dataclass
 class Table:
     """A match where every seat is a human with their own client."""

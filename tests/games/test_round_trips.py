@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -10,11 +9,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games.lobby.models import Notice
-from players import token_cache
-from tests import services
 from tests.wire import wire
 
-from .helpers import human_table, new_player
+from .helpers import against_a_bot, human_table, until_my_turn
 
 pytestmark = pytest.mark.django_db(transaction=True)  # no test transaction around: the service's own is seen
 
@@ -78,24 +75,20 @@ def test_an_action_s_transaction_sends_its_begin_with_the_lock_and_its_write_wit
 
 
 @pytest.mark.parametrize("kept", [False, True], ids=["token read", "token kept"])
-def test_an_action_against_built_in_bots_is_its_token_then_two_round_trips(kept: bool, settings: Any) -> None:
+def test_an_action_against_built_in_bots_is_its_token_then_two_round_trips(
+    kept: bool, settings: Any, request: pytest.FixtureRequest
+) -> None:
     """The token (unless the process keeps it: players/token_cache.py), the lock with its BEGIN, the move
     (and the quick bots' turns after it) with the COMMIT."""
     if connection.vendor != "postgresql":
         pytest.skip("read on PostgreSQL's wire")
-    settings.TOKEN_CACHE_SECONDS = 5.0 if kept else 0
     if kept:
-        settings.LIVE_UPDATES_URL = services.redis_url()
-        _until_listening()
-    player = new_player("solo")
-    seats = [{"player": "me"}, {"bot": "level-1"}]
-    created = player.post("/api/v1/matches/", {"variant": "dos", "seed": 3, "seats": seats})
-    assert created.status_code == 201, created.content
-    url = f"/api/v1/matches/{created.json()['id']}"
-    view = player.get(url).json()
+        request.getfixturevalue("listening")
+    else:
+        settings.TOKEN_CACHE_SECONDS = 0
+    player, url, view = against_a_bot("solo", 3)
     for _ in range(2):  # the second action is measured: the first one's process has read what it keeps
-        while not view["legal_actions"]:
-            view = player.get(f"{url}?after={view['seq']}&wait=5").json()
+        view = until_my_turn(player, url, view)
         with wire() as sent:
             answer = player.post(f"{url}/actions", {**view["legal_actions"][0], "expected_seq": view["seq"]})
         assert answer.status_code == 200, answer.content
@@ -106,10 +99,3 @@ def test_an_action_against_built_in_bots_is_its_token_then_two_round_trips(kept:
     assert len(sent) == 2, sent
     assert sent[0].startswith("BEGIN") and "FOR UPDATE" in sent[0], sent
     assert sent[1].startswith("WITH") and sent[1].endswith("COMMIT"), sent
-
-
-def _until_listening() -> None:
-    deadline = time.monotonic() + 5
-    while not token_cache.revocations().listening():
-        assert time.monotonic() < deadline, "the live updates' listener did not subscribe"
-        time.sleep(0.01)

@@ -4,7 +4,6 @@ answer as from the database, redacted for its caller, and never a row that a lat
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,24 +14,10 @@ from games.live import channels as live
 from games.matches import kept
 from games.matches.models import Match
 from tests import services
-from tests.games.helpers import Api, Visibility, assert_no_leak, human_table, new_player
+from tests.games.helpers import Api, Visibility, against_a_bot, assert_no_leak, human_table, new_player
+from tests.services import until
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def listening(settings: Any) -> Iterator[live.RedisBroker]:
-    """This process hears every match's news, as a server process on Redis does."""
-    settings.LIVE_UPDATES_URL = services.redis_url()
-    broker = live.broker()
-    assert isinstance(broker, live.RedisBroker)
-    kept.forget_all()
-    deadline = time.monotonic() + 5
-    while not broker.hears_everything():
-        assert time.monotonic() < deadline, "the listener did not subscribe"
-        time.sleep(0.01)
-    yield broker
-    kept.forget_all()
 
 
 def _match_reads(api: Api, path: str) -> tuple[Any, int]:
@@ -48,20 +33,8 @@ def _action(api: Api, url: str, view: dict[str, Any]) -> dict[str, Any]:
     return answer.json()  # type: ignore[no-any-return]
 
 
-def _against_bots(listening: Any) -> tuple[Api, str, dict[str, Any]]:
-    player = new_player("kept")
-    seats = [{"player": "me"}, {"bot": "level-1"}]
-    created = player.post("/api/v1/matches/", {"variant": "dos", "seed": 5, "seats": seats})
-    assert created.status_code == 201, created.content
-    url = f"/api/v1/matches/{created.json()['id']}"
-    view = player.get(url).json()
-    while not view["legal_actions"]:
-        view = player.get(f"{url}?after={view['seq']}&wait=5").json()
-    return player, url, view
-
-
 def test_the_long_poll_after_an_action_reads_nothing_and_answers_as_the_database(listening: Any) -> None:
-    player, url, view = _against_bots(listening)
+    player, url, view = against_a_bot("kept", 5)
     acted = _action(player, url, view)
     match_id = url.rsplit("/", 1)[1]
     kept_row = kept.newer_than(match_id, acted["seq"] - 1)
@@ -75,13 +48,13 @@ def test_the_long_poll_after_an_action_reads_nothing_and_answers_as_the_database
 
 def test_without_a_listener_the_long_poll_reads_the_database(settings: Any) -> None:
     settings.LIVE_UPDATES_URL = ""  # in process: what other processes write is not heard
-    player, url, view = _against_bots(None)
+    player, url, view = against_a_bot("kept", 5)
     acted = _action(player, url, view)
     assert _match_reads(player, f"{url}?after={acted['seq']}&wait=5")[1] == 1
 
 
 def test_a_row_not_past_after_is_not_an_answer(listening: Any) -> None:
-    player, url, view = _against_bots(listening)
+    player, url, view = against_a_bot("kept", 5)
     acted = _action(player, url, view)
     later = Match.objects.get(pk=url.rsplit("/", 1)[1]).seq
     answer, reads = _match_reads(player, f"{url}?after={later}&wait=1")
@@ -90,7 +63,7 @@ def test_a_row_not_past_after_is_not_an_answer(listening: Any) -> None:
 
 
 def test_later_news_from_another_process_drops_the_row(listening: Any) -> None:
-    player, url, view = _against_bots(listening)
+    player, url, view = against_a_bot("kept", 5)
     acted = _action(player, url, view)
     match_id = url.rsplit("/", 1)[1]
     row = kept.newer_than(match_id, 0)
@@ -100,26 +73,20 @@ def test_later_news_from_another_process_drops_the_row(listening: Any) -> None:
     time.sleep(0.2)
     assert kept.newer_than(match_id, 0) is not None, "news of the kept seq itself keeps it"
     elsewhere.publish(live.match_channel(match_id), data=str(row.seq + 1).encode())
-    deadline = time.monotonic() + 5
-    while kept.newer_than(match_id, 0) is not None:
-        assert time.monotonic() < deadline, "the later news was not heard"
-        time.sleep(0.01)
+    until(lambda: kept.newer_than(match_id, 0) is None, "the later news to be heard")
     assert _match_reads(player, f"{url}?after={acted['seq']}&wait=5")[1] == 1
 
 
 def test_news_that_says_no_seq_drops_the_row(listening: Any) -> None:
-    player, url, view = _against_bots(listening)
+    player, url, view = against_a_bot("kept", 5)
     _action(player, url, view)
     match_id = url.rsplit("/", 1)[1]
     live.RedisBroker(services.redis_url()).publish(live.match_channel(match_id))
-    deadline = time.monotonic() + 5
-    while kept.newer_than(match_id, 0) is not None:
-        assert time.monotonic() < deadline, "the news was not heard"
-        time.sleep(0.01)
+    until(lambda: kept.newer_than(match_id, 0) is None, "the news to be heard")
 
 
 def test_a_save_rolled_back_is_not_kept(listening: Any) -> None:
-    player, url, view = _against_bots(listening)
+    player, url, view = against_a_bot("kept", 5)
     match = Match.objects.get(pk=url.rsplit("/", 1)[1])
     kept.forget_all()
     with pytest.raises(RuntimeError), transaction.atomic():
@@ -144,9 +111,10 @@ def test_every_seat_spectator_and_stranger_sees_from_a_kept_row_what_the_databas
             answer, reads = _match_reads(api, path)
             assert answer.status_code == 200 and reads == 0
             assert_no_leak(vis, seat, answer.json(), answer.json()["seq"], f"kept row, seat {seat}")
-            row = kept._kept.pop(str(table.match_id))
+            row = kept._kept.get(str(table.match_id))
+            kept._kept.pop(str(table.match_id))
             from_database, _ = _match_reads(api, path)
-            kept._kept[str(table.match_id)] = row
+            kept._kept.put(str(table.match_id), row, kept.KEPT_SECONDS)
             assert from_database.json() == answer.json(), seat
     private = human_table("dos", {}, seed=6)
     turn = private.view(0)["hand"]["turn"]
@@ -160,7 +128,7 @@ def test_a_long_poll_woken_by_news_answers_from_the_kept_row(listening: Any) -> 
     """Its process saved the change that woke it (a bot's turn, another player's move): nothing to read."""
     from games.live import waits
 
-    player, url, view = _against_bots(listening)
+    player, url, view = against_a_bot("kept", 5)
     acted = _action(player, url, view)
     match_id = url.rsplit("/", 1)[1]
     with CaptureQueriesContext(connection) as queries:

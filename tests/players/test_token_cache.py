@@ -4,7 +4,6 @@ every process as soon as a token is deleted."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,28 +18,9 @@ from players.selectors import player_by_token
 from players.tokens import token_digest
 from tests import services
 from tests.problems import problem
+from tests.services import until
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def listening(settings: Any) -> Iterator[live.RedisBroker]:
-    """This process listens to the live updates' Redis, as a server process does."""
-    settings.LIVE_UPDATES_URL = services.redis_url()
-    settings.TOKEN_CACHE_SECONDS = 5.0
-    broker = live.broker()
-    assert isinstance(broker, live.RedisBroker)
-    token_cache.forget_all()
-    _until(broker.hears_everything, "the listener to subscribe")
-    yield broker
-    token_cache.forget_all()
-
-
-def _until(predicate: Any, what: str, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"waited {timeout} s for {what}"
-        time.sleep(0.01)
 
 
 def _signed_up(username: str) -> tuple[APIClient, str]:
@@ -122,7 +102,7 @@ def test_a_revocation_from_another_process_is_heard(listening: live.RedisBroker)
     assert _token_reads(client) == (200, 0), "kept until the revocation is heard"
     elsewhere = live.RedisBroker(services.redis_url())
     elsewhere.revoke([digest])
-    _until(lambda: digest not in token_cache._entries, "the revocation to be heard")
+    until(lambda: digest not in token_cache._entries, "the revocation to be heard")
     problem(client.get("/api/v1/players/me"), 401, "authentication_failed")
 
 
