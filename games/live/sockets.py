@@ -56,7 +56,7 @@ from players.models import Player
 from players.selectors import player_by_token
 from tute_api.errors import problem, problem_of
 from tute_api.idempotency import idempotency_for
-from tute_api.threads import in_thread
+from tute_api.threads import Lane, in_thread
 from tute_api.throttling import PlayerRateThrottle
 
 from . import channels, watchers
@@ -338,7 +338,7 @@ class MatchSocket(AuthenticatedSocket):
         async with self.reading:
             while not self.closed:
                 try:
-                    read = await in_thread(self._read, news=True)()
+                    read = await in_thread(self._read, lane=Lane.NEWS)()
                 except Exception:
                     logger.exception("A socket on match %s could not read its events", self.match_id)
                     await self._refuse(unavailable())
@@ -400,7 +400,7 @@ class MatchSocket(AuthenticatedSocket):
 
     async def _act(self, frame: dict[str, Any]) -> None:
         assert self.player is not None
-        status, body = await in_thread(act)(player=self.player, match_id=self.match_id, frame=frame)
+        status, body = await in_thread(act, lane=Lane.MOVE)(player=self.player, match_id=self.match_id, frame=frame)
         ref = frame.get("ref")
         if status < 400:
             await self.send_json({"type": "result", "ref": ref, "status": status, "match": body})
