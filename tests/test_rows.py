@@ -111,3 +111,28 @@ def test_several_rows_updated_in_one_call_read_back_as_written(monkeypatch: pyte
         assert _fields(stored[rating.pk], Rating) == _fields(rating, Rating) | {"volatility": 0.06}
     assert _fields(stored[ratings[2].pk], Rating) == _fields(ratings[2], Rating)
     assert _fields(stored[untouched.pk], Rating) == _fields(untouched, Rating)
+
+
+def test_a_copied_instance_is_copy_copys_without_its_cost():
+    """``copied`` makes what ``copy.copy`` makes of a model instance: the same values, a state and a cache of
+    related rows of its own, so that changing the copy, saving it or caching a relation on it leaves the
+    original as it was."""
+    import copy
+
+    from tute_api.rows import copied
+
+    me = new_player()
+    created = me.post("/api/v1/matches/", {"variant": "dos", "seed": 3, "seats": [{"player": "me"}, {"open": True}]})
+    match = Match.objects.select_related("created_by").get(pk=created.json()["id"])
+    assert "created_by" in match._state.fields_cache
+    twin, reference = copied(match), copy.copy(match)
+    assert type(twin) is Match and twin is not match
+    assert _fields(twin, Match) == _fields(reference, Match) == _fields(match, Match)
+    assert twin._state is not match._state and twin._state.fields_cache is not match._state.fields_cache
+    assert (twin._state.db, twin._state.adding) == (match._state.db, match._state.adding) == ("default", False)
+    assert twin.created_by is match.created_by, "the related rows cached are shared, as copy.copy shares them"
+    twin.seq += 5
+    twin._state.fields_cache.clear()
+    twin.save(update_fields=["seq"])
+    assert match.seq == twin.seq - 5 and "created_by" in match._state.fields_cache
+    assert Match.objects.get(pk=match.pk).seq == twin.seq

@@ -6,7 +6,8 @@ database spends answering it (docs/performance.md). :func:`fetch_one` selects th
 its fields' order, applies the converters the ORM would (JSON, and on SQLite UUIDs and datetimes),
 and builds the instance with ``Model.from_db``, as a queryset does. :func:`insert_statement` and
 :func:`update_statement` keep one SQL text per model and shape (row count, fields), and convert the
-values as the ORM's writes do (``pre_save``, ``get_db_prep_save``).
+values as the ORM's writes do (``pre_save``, ``get_db_prep_save``). :func:`copied` copies an instance
+as ``copy.copy`` does, without pickling's protocol.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from functools import cache
 from typing import Any, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models
+from django.db.models.base import ModelState
 
 M = TypeVar("M", bound=models.Model)
 Converter = Callable[[Any, Any, Any], Any]
@@ -57,6 +59,20 @@ def fetch_one(model: type[M], alias: str, rest: str, params: Sequence[Any]) -> M
             value = convert(value, column, db)
         values.append(value)
     return model.from_db(db.alias, None, values)
+
+
+def copied(instance: M) -> M:
+    """A shallow copy of a model instance, as ``copy.copy`` makes one: the same values, and a state and a
+    cache of related rows of its own. ``copy.copy`` goes through pickling's protocol (``Model.__reduce__``,
+    ``__getstate__``, ``__setstate__``, and a generic copy of the state): 39 µs a match against 5 µs here,
+    with three copies on the path of every action and its long poll (docs/performance.md)."""
+    copy = object.__new__(type(instance))
+    copy.__dict__.update(instance.__dict__)
+    state = object.__new__(ModelState)
+    state.__dict__.update(instance._state.__dict__)
+    state.fields_cache = dict(instance._state.fields_cache)
+    copy._state = state
+    return copy
 
 
 # -- writes ------------------------------------------------------------------------------------------

@@ -21,11 +21,10 @@ seating) are replaced whole when the match changes, never changed in place.
 
 from __future__ import annotations
 
-import copy
-
 from django.db import transaction
 
 from tute_api.expiring import Expiring
+from tute_api.rows import copied
 
 from .models import Match
 
@@ -39,14 +38,14 @@ _kept: Expiring[str, Match] = Expiring(MAX_KEPT)  # str(match id) -> the row as 
 
 def keep(match: Match) -> None:
     """Keep ``match`` as it is now, once the current transaction commits (nothing if it rolls back)."""
-    saved = copy.copy(match)
+    saved = copied(match)
     transaction.on_commit(lambda: _kept.put(str(saved.pk), saved, KEPT_SECONDS))
 
 
 def newer_than(match_id: object, after: int) -> Match | None:
     """A copy of the row kept for the match if its ``seq`` is past ``after``, else None."""
     match = _kept.get(str(match_id))
-    return copy.copy(match) if match is not None and match.seq > after else None
+    return copied(match) if match is not None and match.seq > after else None
 
 
 def heard(match_id: str, seq: int | None) -> None:

@@ -12,7 +12,6 @@ API builds the bodies (:mod:`.bodies`).
 
 from __future__ import annotations
 
-import copy
 import logging
 import secrets
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from games.bots import LEVELS
 from games.ratings.services import Sitter, is_rated, ratings_record
 from players.models import Bot, Player
 from players.selectors import bot_player_locked, retired_bot
+from tute_api.rows import copied
 
 from . import kept, moves, news, records, selectors
 from .errors import Conflict, ErrorCode, Forbidden, NotFound, Unprocessable, engine_error
@@ -207,7 +207,7 @@ def match_act(
     if followed is None:
         moves_record(match, state, events, mover=mover)
         return Played(match, seat, state, events)
-    shown = copy.copy(match)  # the answer: the match right after the action, as its view shows it
+    shown = copied(match)  # the answer: the match right after the action, as its view shows it
     shown.seq, shown.turn = match.seq + len(events), engine.current_seat(state)
     after, bot_events = followed
     moves_record(match, after, [*events, *bot_events], mover=mover)
