@@ -4,7 +4,8 @@ the insert and update of an action's rows.
 The ORM, and even ``Manager.raw``, spends more CPU building and reading a one-row query than the
 database spends answering it (docs/performance.md). :func:`fetch_one` selects the model's columns in
 its fields' order, applies the converters the ORM would (JSON, and on SQLite UUIDs and datetimes),
-and builds the instance with ``Model.from_db``, as a queryset does. :func:`insert_statement` and
+and builds the instance with ``Model.from_db``, as a queryset does; :func:`fetch_beside` the instances
+of several rows, each beside one more column. :func:`insert_statement` and
 :func:`update_statement` keep one SQL text per model and shape (row count, fields), and convert the
 values as the ORM's writes do (``pre_save``, ``get_db_prep_save``). :func:`copied` copies an instance
 as ``copy.copy`` does, without pickling's protocol.
@@ -51,8 +52,25 @@ def fetch_one(model: type[M], alias: str, rest: str, params: Sequence[Any]) -> M
     with db.cursor() as cursor:
         cursor.execute(f"SELECT {select} {rest}", params)
         row = cursor.fetchone()
-    if row is None:
-        return None
+    return None if row is None else _instance(model, db, converters, row)
+
+
+def fetch_beside(
+    leading: str, model: type[M], alias: str, rest: str, params: Sequence[Any]
+) -> list[tuple[Any, M | None]]:
+    """``SELECT <leading>, <the model's columns, as alias.column> <rest>``: each row's leading value (one
+    column, as the database gives it) and its instance of ``model``, None where the row has none (a left
+    join that found nothing: its primary key is NULL)."""
+    db = _database()
+    select, converters = _columns(model, alias, db.vendor)
+    with db.cursor() as cursor:
+        cursor.execute(f"SELECT {leading}, {select} {rest}", params)
+        rows = cursor.fetchall()
+    pk = [field.attname for field in model._meta.concrete_fields].index(model._meta.pk.attname)  # type: ignore[union-attr]
+    return [(row[0], None if row[1 + pk] is None else _instance(model, db, converters, row[1:])) for row in rows]
+
+
+def _instance(model: type[M], db: Any, converters: tuple[tuple[Any, list[Converter]], ...], row: Sequence[Any]) -> M:
     values = []
     for value, (column, functions) in zip(row, converters, strict=True):
         for convert in functions:

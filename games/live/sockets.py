@@ -47,7 +47,7 @@ from rest_framework.response import Response
 from games.matches import services
 from games.matches.bodies import event_body, match_view
 from games.matches.idempotency import answer_once
-from games.matches.models import Event, Match, MatchStatus
+from games.matches.models import Match, MatchStatus
 from games.matches.selectors import match_membership
 from games.matches.serializers import MAX_SEQ, ActionInputSerializer, MatchSerializer
 from games.turns import presence
@@ -61,7 +61,7 @@ from tute_api.throttling import PlayerRateThrottle
 
 from . import channels, watchers
 from .slots import connection_lifetime, connection_slot
-from .stream import BATCH, keepalive_seconds, presence_counts
+from .stream import BATCH, events_read, keepalive_seconds, presence_counts
 
 logger = logging.getLogger(__name__)
 
@@ -316,9 +316,7 @@ class MatchSocket(AuthenticatedSocket):
     def _read(self) -> _Read:
         """The events after the last sent, redacted for the seat; the seat is seen (M2), a lease renewed."""
         close_old_connections()
-        # The status first: a match read as over has every event of its log committed.
-        status = Match.objects.filter(pk=self.match_id).values_list("status", flat=True).first()
-        rows = list(Event.objects.filter(match_id=self.match_id, seq__gt=self.after).order_by("seq")[:BATCH])
+        status, rows = events_read(self.match_id, self.after)
         self._seen()
         events = [event_body(row, self.seat) for row in rows]
         last = rows[-1].seq if rows else self.after

@@ -17,6 +17,7 @@ channel and reader: a player's own channel (``games.lobby.channel``) streams thr
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
@@ -24,8 +25,10 @@ from uuid import UUID
 
 from django.conf import settings
 
+from games.matches import kept
 from games.matches.bodies import event_body
 from games.matches.models import Event, Match, MatchStatus
+from games.matches.selectors import events_after
 from games.turns import presence
 from games.turns.tables import timings_of
 from tute_api.threads import Lane, in_thread
@@ -214,9 +217,7 @@ def _reader(match_id: UUID, seat: int | None, player_id: object, watch: Watch | 
 
     def read(after: int) -> Read:
         refresh_connection()
-        # The status first: a match read as over has every event of its log committed.
-        status = Match.objects.filter(pk=match_id).values_list("status", flat=True).first()
-        rows = list(Event.objects.filter(match_id=match_id, seq__gt=after).order_by("seq")[:BATCH])
+        status, rows = events_read(match_id, after)
         _seen(match_id, seat, player_id, watch)
         release_connection()
         full = len(rows) == BATCH
@@ -224,6 +225,15 @@ def _reader(match_id: UUID, seat: int | None, player_id: object, watch: Watch | 
         return [(row.seq, _event_text(row, seat)) for row in rows], full, over and not full
 
     return read
+
+
+def events_read(match_id: UUID, after: int) -> tuple[str | None, list[Event]]:
+    """The match's status and its next events after ``after`` (a batch), as a stream or a socket reads
+    them once woken (:func:`games.matches.selectors.events_after`): read once by the subscribers of this
+    process that the same news woke, while it hears every process's news (:func:`games.matches.kept.shared`:
+    before, each of them read the same rows)."""
+    read = functools.partial(events_after, match_id=match_id, after=after, limit=BATCH)
+    return kept.shared(str(match_id), ("events", after), read) if channels.hears_everything() else read()
 
 
 def _seen(match_id: UUID, seat: int | None, player_id: object, watch: Watch | None) -> None:

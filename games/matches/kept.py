@@ -17,9 +17,17 @@ write read the database.
 
 A kept row is a shallow copy of the saved instance: the instance's JSON values (the snapshot, the
 seating) are replaced whole when the match changes, never changed in place.
+
+The same hearing lets the subscribers of a match share their reads (:func:`shared`): every stream and
+socket on a match reads its new events when news wakes them, the same rows from the same ``seq``. The
+first read is kept until news of the match comes (or 2 s), and the others take it. A read that news of
+the match may have overtaken (any news heard while it ran, or Redis lost) is not kept.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django.db import transaction
 
@@ -35,6 +43,14 @@ MAX_KEPT = 5_000
 
 _kept: Expiring[str, Match] = Expiring(MAX_KEPT)  # str(match id) -> the row as saved
 
+#: Seconds a shared read is kept at most (news of its match drops it at once).
+SHARED_SECONDS = 2.0
+
+_shared: Expiring[str, dict[Any, Any]] = Expiring(MAX_KEPT)  # str(match id) -> {what was read: the read}
+_heard = 0  # news heard, and losses of Redis, counted (by the listener's thread only)
+
+T = TypeVar("T")
+
 
 def keep(match: Match) -> None:
     """Keep ``match`` as it is now, once the current transaction commits (nothing if it rolls back)."""
@@ -48,8 +64,29 @@ def newer_than(match_id: object, after: int) -> Match | None:
     return copied(match) if match is not None and match.seq > after else None
 
 
+def shared(match_id: str, key: Any, read: Callable[[], T]) -> T:
+    """``read()`` of the match (``key`` says what it reads), or the same read made by this process since the
+    match's latest news, if kept. Call only while the process hears every process's news."""
+    reads = _shared.get(match_id)
+    if reads is not None and key in reads:
+        return reads[key]  # type: ignore[no-any-return]
+    counted = _heard
+    value = read()
+    with _shared.lock:
+        if _heard == counted:  # no news overtook the read
+            reads = _shared.get(match_id)
+            if reads is None:
+                _shared.put(match_id, reads := {}, SHARED_SECONDS)
+            reads[key] = value
+    return value
+
+
 def heard(match_id: str, seq: int | None) -> None:
-    """The news of a change of the match (``seq`` None: unknown): drop a row kept from before it."""
+    """The news of a change of the match (``seq`` None: unknown): drop a row kept from before it, and the
+    match's shared reads."""
+    global _heard
+    _heard += 1  # first: a read running now is not kept
+    _shared.pop(match_id)
     match = _kept.get(match_id)
     if match is not None and (seq is None or seq > match.seq):
         with _kept.lock:
@@ -58,5 +95,8 @@ def heard(match_id: str, seq: int | None) -> None:
 
 
 def forget_all() -> None:
-    """Drop every kept row: news may have been missed (the listener lost Redis)."""
+    """Drop every kept row and shared read: news may have been missed (the listener lost Redis)."""
+    global _heard
+    _heard += 1
+    _shared.clear()
     _kept.clear()

@@ -6,10 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from uuid import UUID
 
+from django.db import connection
 from django.db.models import OuterRef, QuerySet, Subquery
 
 from games import engine
 from players.models import Player
+from tute_api.rows import fetch_beside
 
 from . import records
 from .errors import ErrorCode, Forbidden, NotFound
@@ -79,6 +81,22 @@ def match_membership_or_over(*, match_id: UUID, player: Player) -> Membership:
     if found.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED):
         return Membership(found, None, spectator=True)
     raise NotFound()
+
+
+def events_after(*, match_id: object, after: int, limit: int) -> tuple[str | None, list[Event]]:
+    """What a subscriber of the match reads once woken: its status (None: no such match) and its events
+    after ``after``, oldest first, at most ``limit``. One statement, so one snapshot: a match read as over
+    comes with every event of its log. Plain SQL (:func:`tute_api.rows.fetch_beside`): every subscriber of
+    a match reads it at each of its events."""
+    pk, event_match, event_seq = Match._meta.pk, Event._meta.get_field("match"), Event._meta.get_field("seq")
+    assert pk is not None
+    rest = (
+        f'FROM "{Match._meta.db_table}" m LEFT JOIN "{Event._meta.db_table}" e '
+        f'ON e."{event_match.column}" = m."{pk.column}" AND e."{event_seq.column}" > %s '
+        f'WHERE m."{pk.column}" = %s ORDER BY e."{event_seq.column}" LIMIT %s'
+    )
+    rows = fetch_beside('m."status"', Event, "e", rest, [after, pk.get_db_prep_value(match_id, connection), limit])
+    return (rows[0][0] if rows else None), [event for _, event in rows if event is not None]
 
 
 def match_events(*, match: Match, after: int, limit: int) -> list[Event]:
