@@ -109,6 +109,22 @@ def _kept_past(match_id: UUID, after: int) -> Match | None:
     return kept.newer_than(match_id, after) if channels.hears_everything() else None
 
 
+def _first_look(match_id: UUID, player: Player) -> Membership:
+    """A long poll's first look at the match and the caller's seat, made after it subscribed: the row this
+    process keeps when it hears every match's news (:func:`games.matches.kept.latest`), else read (and
+    kept for the next look: :func:`games.matches.kept.keep_read`). 404 as
+    :func:`~games.matches.selectors.match_membership`."""
+    if not channels.hears_everything():
+        return match_membership(match_id=match_id, player=player)
+    row = kept.latest(match_id)
+    if row is not None and (membership := membership_of(row, player)) is not None:
+        return membership
+    since = kept.counted()
+    membership = match_membership(match_id=match_id, player=player)
+    kept.keep_read(membership.match, since)
+    return membership
+
+
 def _kept_or_read(match_id: UUID, after: int) -> Match | None:
     """After a wait, the match: the row kept past ``after``, else read."""
     return _kept_past(match_id, after) or Match.objects.fetch(match_id)
@@ -128,7 +144,7 @@ def match_long_poll(
         return answer(membership)
     timeout = min(wait, MAX_WAIT_SECONDS)
     if deferring():
-        membership = match_membership(match_id=match_id, player=player)
+        membership = _first_look(match_id, player)
         if _settled(membership.match, after) or shutdown.draining():
             return answer(membership)
         slot = connection_slot(player.pk, "long_poll").acquire()
@@ -162,7 +178,7 @@ def match_long_poll(
             release=release,
         )
     with channels.subscribe(channels.match_channel(match_id)) as subscription:
-        membership = match_membership(match_id=match_id, player=player)
+        membership = _first_look(match_id, player)
         match = membership.match
         if _settled(match, after):
             return answer(membership)

@@ -1,4 +1,4 @@
-"""The latest row of each match this process saved, kept a few seconds for the long polls that follow.
+"""The latest row of each match this process saved or a long poll read, kept for the long polls that follow.
 
 A player's action is answered with the table right after it; the client then long-polls
 (``?after=<seq>&wait=``) for the bots' answer, which was recorded with the action (docs/clients.md), so
@@ -14,6 +14,13 @@ listener, which hears every match's news in every process, drops a kept row as s
 of its match is announced (:func:`heard`), and forgets them all when it loses Redis (:func:`forget_all`);
 the long polls use kept rows only while it listens (``games.live.waits``). A plain ``GET`` and every
 write read the database.
+
+A kept row is also a long poll's first look (:func:`latest`): whether the match has moved past ``after``
+or the poll must wait. Clients that wait on a match with nothing happening renew their long polls every
+few seconds, each renewal reading the match to find that it has not moved: the row a long poll read is
+kept too (:func:`keep_read`, unless news overtook the read), and the next look takes it. A look at a row
+that news is about to drop finds the match not moved, and waits: the news, heard after it subscribed,
+wakes it at once.
 
 A kept row is a shallow copy of the saved instance: the instance's JSON values (the snapshot, the
 seating) are replaced whole when the match changes, never changed in place.
@@ -36,12 +43,13 @@ from tute_api.rows import copied
 
 from .models import Match
 
-#: Seconds a row is kept after its save, at most.
-KEPT_SECONDS = 10.0
+#: Seconds a row is kept after its save or its read, at most: past a long poll's longest wait
+#: (``MAX_WAIT_SECONDS``), so that the next look of a client that waits on an idle match finds it.
+KEPT_SECONDS = 40.0
 #: Rows kept at most: past it, the oldest go first.
 MAX_KEPT = 5_000
 
-_kept: Expiring[str, Match] = Expiring(MAX_KEPT)  # str(match id) -> the row as saved
+_kept: Expiring[str, Match] = Expiring(MAX_KEPT)  # str(match id) -> the row as saved or read
 
 #: Seconds a shared read is kept at most (news of its match drops it at once).
 SHARED_SECONDS = 2.0
@@ -56,6 +64,28 @@ def keep(match: Match) -> None:
     """Keep ``match`` as it is now, once the current transaction commits (nothing if it rolls back)."""
     saved = copied(match)
     transaction.on_commit(lambda: _kept.put(str(saved.pk), saved, KEPT_SECONDS))
+
+
+def latest(match_id: object) -> Match | None:
+    """A copy of the row kept for the match, whatever its ``seq``: the match as it is, but for news on its
+    way (which then wakes the waits that follow)."""
+    match = _kept.get(str(match_id))
+    return copied(match) if match is not None else None
+
+
+def counted() -> int:
+    """How much news this process has heard: taken before a read, for :func:`keep_read`."""
+    return _heard
+
+
+def keep_read(match: Match, since: int) -> None:
+    """Keep a row read from the database (outside a transaction), unless news was heard since ``since``
+    (:func:`counted`, taken before the read: the read may be older than that news) or a later row is kept."""
+    key = str(match.pk)
+    with _kept.lock:
+        current = _kept.get(key)
+        if _heard == since and (current is None or current.seq <= match.seq):
+            _kept.put(key, copied(match), KEPT_SECONDS)
 
 
 def newer_than(match_id: object, after: int) -> Match | None:

@@ -4,6 +4,7 @@ answer as from the database, redacted for its caller, and never a row that a lat
 from __future__ import annotations
 
 import time
+import uuid
 from typing import Any
 
 import pytest
@@ -137,3 +138,75 @@ def test_a_long_poll_woken_by_news_answers_from_the_kept_row(listening: Any) -> 
     with CaptureQueriesContext(connection) as queries:
         assert waits._kept_or_read(match_id, match.seq) is not None  # not past it: read
     assert len(queries.captured_queries) == 1
+
+
+def _first_look(api: Api, match_id: str, after: int) -> tuple[Any, int]:
+    """A long poll's look under ASGI (it returns what to wait for) and how many of its queries read the match."""
+    from django.http import HttpResponse
+
+    from games.live import waits
+    from players.models import Player
+
+    player = Player.objects.get(pk=api.player.pk)
+    with CaptureQueriesContext(connection) as queries, waits.deferred():
+        answer = waits.match_long_poll(
+            match_id=uuid.UUID(match_id), player=player, after=after, wait=5,
+            answer=lambda membership: HttpResponse(f"{membership.seat} {membership.match.seq}"),
+        )  # fmt: skip
+    if isinstance(answer, waits.WaitingResponse):
+        answer.done()  # its slot given back
+    return answer, sum('FROM "games_match"' in q["sql"] for q in queries.captured_queries)
+
+
+def test_a_long_polls_next_look_at_a_match_that_has_not_moved_reads_nothing(listening: Any) -> None:
+    """Idle clients renew their long polls every few seconds, each finding the match where it was."""
+    from games.live import waits
+
+    player, url, view = against_a_bot("kept", 5)
+    match_id = url.rsplit("/", 1)[1]
+    kept.forget_all()
+    first, reads = _first_look(player, match_id, view["seq"])
+    assert isinstance(first, waits.WaitingResponse) and reads == 1
+    again, reads = _first_look(player, match_id, view["seq"])
+    assert isinstance(again, waits.WaitingResponse) and reads == 0
+    answered, reads = _first_look(player, match_id, view["seq"] - 1)  # behind: answered at once, from the row
+    assert answered.content == f"0 {view['seq']}".encode() and reads == 0
+    other = live.RedisBroker(services.redis_url())  # news of a change from another process drops the row
+    other.publish(live.match_channel(match_id), data=str(view["seq"] + 1).encode())
+    until(lambda: kept.latest(match_id) is None, "the news to be heard")
+    assert _first_look(player, match_id, view["seq"])[1] == 1
+
+
+def test_a_read_that_news_overtook_or_older_than_the_kept_row_is_not_kept(listening: Any) -> None:
+    player, url, view = against_a_bot("kept", 5)
+    match = Match.objects.get(pk=url.rsplit("/", 1)[1])
+    kept.forget_all()
+    since = kept.counted()
+    kept.heard(str(match.pk), None)  # news while the read ran
+    kept.keep_read(match, since)
+    assert kept.latest(match.pk) is None
+    kept.keep_read(match, kept.counted())
+    kept_row = kept.latest(match.pk)
+    assert kept_row is not None and kept_row.seq == match.seq and kept_row is not match
+    older = Match.objects.get(pk=match.pk)
+    older.seq -= 1
+    kept.keep_read(older, kept.counted())
+    assert kept.latest(match.pk).seq == match.seq  # type: ignore[union-attr]
+
+
+def test_a_kept_row_lets_no_stranger_look(listening: Any) -> None:
+    from games.matches.errors import NotFound
+
+    player, url, view = against_a_bot("kept", 5)
+    match_id = url.rsplit("/", 1)[1]
+    _first_look(player, match_id, view["seq"])
+    assert kept.latest(match_id) is not None
+    with pytest.raises(NotFound):
+        _first_look(new_player("stranger"), match_id, view["seq"])
+
+
+def test_without_a_listener_every_look_reads(settings: Any) -> None:
+    settings.LIVE_UPDATES_URL = ""
+    player, url, view = against_a_bot("kept", 5)
+    match_id = url.rsplit("/", 1)[1]
+    assert [_first_look(player, match_id, view["seq"])[1] for _ in range(2)] == [1, 1]
