@@ -170,15 +170,8 @@ def test_a_plain_answer_is_sent_before_its_response_closes_in_the_thread(monkeyp
     assert waited_for_the_loop == []
 
 
-@pytest.mark.parametrize(
-    ("method", "lane"),
-    [("GET", "READ"), ("HEAD", "READ"), ("OPTIONS", "READ"), ("POST", "MOVE"), ("PUT", "MOVE"),
-     ("PATCH", "MOVE"), ("DELETE", "MOVE")],
-)  # fmt: skip
-def test_a_request_that_may_change_something_goes_before_those_that_read(
-    monkeypatch: pytest.MonkeyPatch, method: str, lane: str
-) -> None:
-    """A player's move waited behind the reads and long polls queued in the pool (tute_api/threads.py)."""
+@pytest.mark.parametrize("method", ["GET", "POST", "PUT", "DELETE"])
+def test_a_request_goes_in_the_pools_request_lane(monkeypatch: pytest.MonkeyPatch, method: str) -> None:
     lanes: list[object] = []
     hop = asgi.in_pool
 
@@ -203,7 +196,30 @@ def test_a_request_that_may_change_something_goes_before_those_that_read(
         await asgi._Request(app)(scope, lambda: asyncio.sleep(0, requests.pop(0)), send)
 
     asyncio.run(call())
-    assert lanes == [asgi.Lane[lane]]
+    assert lanes == [asgi.Lane.REQUEST]
+
+
+@pytest.mark.django_db
+def test_a_long_poll_that_will_wait_looks_after_the_requests_and_the_bots_answer_does_not(listening: Any) -> None:
+    """Most long polls find nothing new (idle clients renew theirs every few seconds): their first look goes
+    after the requests. One that the process can answer at once from its kept row (the bots' answer to the
+    caller's move) goes with them."""
+    from games.live import channels
+    from games.matches import kept
+    from tests.games.helpers import against_a_bot
+
+    player, url, view = against_a_bot("lane", 5)
+    acted = player.post(f"{url}/actions", {**view["legal_actions"][0], "expected_seq": view["seq"]}).json()
+    poll = asgi._LongPoll(asgi._wsgi)
+    poll.channel = channels.match_channel(url.rsplit("/", 1)[1])
+    row = kept.newer_than(url.rsplit("/", 1)[1], acted["seq"])  # the bots' turns, saved with the action
+    assert row is not None
+    assert poll.lane({"query_string": f"after={acted['seq']}&wait=25".encode()}) == asgi.Lane.REQUEST
+    assert poll.lane({"query_string": f"wait=25&after={row.seq - 1}".encode()}) == asgi.Lane.REQUEST
+    assert poll.lane({"query_string": f"after={row.seq}&wait=25".encode()}) == asgi.Lane.LOOK
+    assert poll.lane({"query_string": b"wait=25"}) == asgi.Lane.LOOK
+    poll.channel = None  # a long poll whose URL names no match
+    assert poll.lane({"query_string": f"after={acted['seq']}&wait=25".encode()}) == asgi.Lane.LOOK
 
 
 def test_a_response_whose_answer_was_not_sent_still_closes() -> None:

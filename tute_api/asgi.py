@@ -31,7 +31,6 @@ from django.conf import settings  # noqa: E402
 from django.core.handlers.asgi import ASGIHandler  # noqa: E402
 from django.http import HttpResponseBase  # noqa: E402
 from django.utils.cache import patch_vary_headers  # noqa: E402
-from rest_framework.permissions import SAFE_METHODS  # noqa: E402
 
 from games.live import channels, deferred, shutdown, waits  # noqa: E402
 from games.live import routing as live_routing  # noqa: E402
@@ -51,8 +50,7 @@ SEND_WAIT_SECONDS = 5.0
 class _Request(WsgiToAsgiInstance):
     """A request that does not wait, run by Django's WSGI handler in one thread of the process's pool,
     as gunicorn's threads would (measured cheaper than Django's ASGI handler for the sync views:
-    docs/performance.md): one that may change something (a player's move) before those that read
-    (:class:`~tute_api.threads.Lane`). A plain answer is handed to the event loop
+    docs/performance.md). A plain answer is handed to the event loop
     in one call (waiting for each of its two sends cost two round trips between the thread and the loop);
     once the loop has sent it, the thread closes the response (``request_finished``: the steps after the
     response, such as the bots' turns, the database connection given back). A streamed answer is sent
@@ -75,8 +73,7 @@ class _Request(WsgiToAsgiInstance):
             self.handed_over = False
             self.hand_over = lambda messages: loop.call_soon_threadsafe(answer.set_result, messages)
             self.sent = Signal()
-            lane = Lane.READ if scope["method"] in SAFE_METHODS else Lane.MOVE
-            run = asyncio.ensure_future(in_pool(self._run, lane=lane)(body))
+            run = asyncio.ensure_future(in_pool(self._run, lane=self.lane(scope))(body))
             try:
                 await asyncio.wait([run, answer], return_when=asyncio.FIRST_COMPLETED)
                 if self.handed_over:  # (set in the thread before the answer is handed over, or run is done)
@@ -85,6 +82,10 @@ class _Request(WsgiToAsgiInstance):
             finally:
                 self.sent.set()  # sent, or never to be: the thread closes the response
                 await run  # closed: its steps after the response have run
+
+    def lane(self, scope: dict[str, Any]) -> Lane:
+        """The pool's lane for the request (:class:`~tute_api.threads.Lane`)."""
+        return Lane.REQUEST
 
     async def messages(self, handed: Any, receive: Any) -> list[dict[str, Any]]:
         """What to send for what the thread handed over (here, the messages themselves)."""
@@ -143,6 +144,12 @@ class _LongPoll(_Request):
 
     def must_wait(self, response: Any) -> bool:
         return isinstance(response, waits.WaitingResponse)
+
+    def lane(self, scope: dict[str, Any]) -> Lane:
+        """After the requests, unless the process can tell it will be answered at once (the bots' answer
+        to the caller's move): most long polls find nothing new, and wait."""
+        ready = waits.answered_at_once(self.channel, scope.get("query_string", b""))
+        return Lane.REQUEST if ready else Lane.LOOK
 
     def _run(self, body: Any) -> None:
         with waits.deferred():

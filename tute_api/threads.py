@@ -5,14 +5,14 @@ sized the event loop's default pool by ``ASGI_THREADS``: before this module had 
 setting was read by nobody and every process had Python's default (``min(32, cores + 4)``: 6 here).
 
 The pool takes its work in three lanes (:class:`Lane`), each before the next: what delivers news to a
-client that waits for it (a long poll's answer once woken, a stream's or a socket's next read), then a
-player's move (a request that may change something, a socket's action), then any other work (a read, a
-long poll's first look). Under load the requests queue for the pool's threads: in one lane a woken
-stream's read waited behind them (40 to 70 ms at the median beside 5,000 idle connections, up to a
-second), and a move behind the long polls that idle clients renew (48 ms of queueing at the p99, of 75
-ms in all: docs/performance.md). Both are short, and players wait for them; a long poll's first look
-mostly finds nothing new and waits. (Moves before news cut the moves' queueing more, and stretched the
-fan-out's tail: docs/performance.md.)
+client that waits for it (a long poll's answer once woken, a stream's or a socket's next read), then the
+requests, then a long poll's first look when it will most likely wait. Under load the requests queue for
+the pool's threads: in one lane a woken stream's read waited behind them (40 to 70 ms at the median
+beside 5,000 idle connections, up to a second), and a player's move behind the long polls that idle
+clients renew every few seconds (48 ms of queueing at its p99, of 75 ms in all: docs/performance.md).
+Players wait for the news and for their moves; nobody waits for a renewal's first look, which finds
+nothing new and then waits. (Moves before every read shortened their answers as much beside idle
+clients, and stretched the fan-out's tail and, with 20 busy players, the bots' answer: docs/performance.md.)
 
 A hop into the pool is a call submitted with the caller's context copied and its future awaited (as
 ``loop.run_in_executor`` does), not asgiref's ``sync_to_async``: the same thread, context and
@@ -46,8 +46,8 @@ class Lane(enum.IntEnum):
     """The pool's lanes, in the order they are served."""
 
     NEWS = 0  #: a read that delivers news to a client that waits for it
-    MOVE = 1  #: a request that may change something (a method that is not safe), a socket's action
-    READ = 2  #: any other work: a request that reads, a long poll's first look, a step after a response
+    REQUEST = 1  #: any other work: a request, a socket's action, a step after a response
+    LOOK = 2  #: a long poll's first look when it will most likely wait (it cannot be answered at once)
 
 
 class LanePool:
@@ -65,7 +65,7 @@ class LanePool:
         self._exiting = False
         atexit.register(self._finish)
 
-    def submit(self, call: Callable[[], Any], *, lane: Lane = Lane.READ) -> Future[Any]:
+    def submit(self, call: Callable[[], Any], *, lane: Lane = Lane.REQUEST) -> Future[Any]:
         future: Future[Any] = Future()
         with self._ready:
             self._lanes[lane].append((future, call))
@@ -110,7 +110,7 @@ class LanePool:
 _pool = LanePool(THREADS, "sync")
 
 
-def in_pool(function: Callable[..., Any], *, lane: Lane = Lane.READ) -> Callable[..., Any]:
+def in_pool(function: Callable[..., Any], *, lane: Lane = Lane.REQUEST) -> Callable[..., Any]:
     """``function`` as a coroutine, run in the process's pool of threads, as it is, in ``lane``."""
 
     async def hop(*args: Any, **kwargs: Any) -> Any:
@@ -127,7 +127,7 @@ def in_pool(function: Callable[..., Any], *, lane: Lane = Lane.READ) -> Callable
     return hop
 
 
-def in_thread(function: Callable[..., Any], *, lane: Lane = Lane.READ) -> Callable[..., Any]:
+def in_thread(function: Callable[..., Any], *, lane: Lane = Lane.REQUEST) -> Callable[..., Any]:
     """``function`` as a coroutine, run in the process's pool of threads, its database connection given
     back after, in ``lane`` (:func:`in_pool`). Not asgiref's thread-sensitive
     default: under Django's ASGI handler that gives each request a thread of its own for as long as the

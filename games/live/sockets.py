@@ -398,7 +398,7 @@ class MatchSocket(AuthenticatedSocket):
 
     async def _act(self, frame: dict[str, Any]) -> None:
         assert self.player is not None
-        status, body = await in_thread(act, lane=Lane.MOVE)(player=self.player, match_id=self.match_id, frame=frame)
+        status, body = await in_thread(act)(player=self.player, match_id=self.match_id, frame=frame)
         ref = frame.get("ref")
         if status < 400:
             await self.send_json({"type": "result", "ref": ref, "status": status, "match": body})
