@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from django.core.signals import request_started
-from django.http import HttpResponse
 
 from tute_api import asgi
 
@@ -168,58 +167,6 @@ def test_a_plain_answer_is_sent_before_its_response_closes_in_the_thread(monkeyp
     assert sent_at_close == [2], "the response closed (its steps ran) before the answer was sent"
     assert closed_in and closed_in[0] != threading.main_thread().name  # closed in the pool, before the call ended
     assert waited_for_the_loop == []
-
-
-@pytest.mark.parametrize("method", ["GET", "POST", "PUT", "DELETE"])
-def test_a_request_goes_in_the_pools_request_lane(monkeypatch: pytest.MonkeyPatch, method: str) -> None:
-    lanes: list[object] = []
-    hop = asgi.in_pool
-
-    def in_pool(function: Any, **kwargs: Any) -> Any:
-        lanes.append(kwargs.get("lane"))
-        return hop(function, **kwargs)
-
-    monkeypatch.setattr(asgi, "in_pool", in_pool)
-
-    def app(environ: dict[str, Any], start_response: Any) -> Any:
-        start_response("204 No Content", [])
-        return HttpResponse(status=204)
-
-    async def call() -> None:
-        scope = {"type": "http", "method": method, "path": "/x", "query_string": b"", "headers": [],
-                 "http_version": "1.1", "scheme": "http", "root_path": "", "server": ("testserver", 80)}  # fmt: skip
-        requests = [{"type": "http.request", "body": b"", "more_body": False}]
-
-        async def send(message: dict[str, Any]) -> None:
-            pass
-
-        await asgi._Request(app)(scope, lambda: asyncio.sleep(0, requests.pop(0)), send)
-
-    asyncio.run(call())
-    assert lanes == [asgi.Lane.REQUEST]
-
-
-@pytest.mark.django_db
-def test_a_long_poll_that_will_wait_looks_after_the_requests_and_the_bots_answer_does_not(listening: Any) -> None:
-    """Most long polls find nothing new (idle clients renew theirs every few seconds): their first look goes
-    after the requests. One that the process can answer at once from its kept row (the bots' answer to the
-    caller's move) goes with them."""
-    from games.live import channels
-    from games.matches import kept
-    from tests.games.helpers import against_a_bot
-
-    player, url, view = against_a_bot("lane", 5)
-    acted = player.post(f"{url}/actions", {**view["legal_actions"][0], "expected_seq": view["seq"]}).json()
-    poll = asgi._LongPoll(asgi._wsgi)
-    poll.channel = channels.match_channel(url.rsplit("/", 1)[1])
-    row = kept.newer_than(url.rsplit("/", 1)[1], acted["seq"])  # the bots' turns, saved with the action
-    assert row is not None
-    assert poll.lane({"query_string": f"after={acted['seq']}&wait=25".encode()}) == asgi.Lane.REQUEST
-    assert poll.lane({"query_string": f"wait=25&after={row.seq - 1}".encode()}) == asgi.Lane.REQUEST
-    assert poll.lane({"query_string": f"after={row.seq}&wait=25".encode()}) == asgi.Lane.LOOK
-    assert poll.lane({"query_string": b"wait=25"}) == asgi.Lane.LOOK
-    poll.channel = None  # a long poll whose URL names no match
-    assert poll.lane({"query_string": f"after={acted['seq']}&wait=25".encode()}) == asgi.Lane.LOOK
 
 
 def test_a_response_whose_answer_was_not_sent_still_closes() -> None:

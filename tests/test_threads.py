@@ -84,10 +84,9 @@ def test_a_signal_wakes_its_waiter_once_set_and_stays_set() -> None:
     assert signal.wait(0) is True and signal.wait(0) is True
 
 
-def test_news_for_a_waiting_client_then_the_requests_run_before_the_first_looks_queued_ahead() -> None:
+def test_news_for_a_waiting_client_runs_before_the_requests_queued_ahead_of_it() -> None:
     """A woken stream's read waited behind every request queued in the pool (40-70 ms at the median beside
-    5,000 idle connections), and a player's move behind the long polls that idle clients renew (48 ms at
-    the p99): the news go first, then the requests, then the long polls' looks, each lane in its order."""
+    5,000 idle connections): it goes first, the requests in the order they came."""
     release = threading.Event()
     ran: list[str] = []
 
@@ -97,9 +96,7 @@ def test_news_for_a_waiting_client_then_the_requests_run_before_the_first_looks_
     async def run() -> None:
         busy = [asyncio.ensure_future(threads.in_pool(blocker)()) for _ in range(threads.THREADS)]
         await asyncio.sleep(0.05)  # every thread busy: what follows queues
-        look = threads.Lane.LOOK
-        queued = [asyncio.ensure_future(threads.in_pool(ran.append, lane=look)(f"look {n}")) for n in range(2)]
-        queued += [asyncio.ensure_future(threads.in_pool(ran.append)(f"request {n}")) for n in range(2)]
+        queued = [asyncio.ensure_future(threads.in_pool(ran.append)(f"request {n}")) for n in range(2)]
         queued.append(asyncio.ensure_future(threads.in_pool(ran.append, lane=threads.Lane.NEWS)("news 0")))
         queued.append(asyncio.ensure_future(threads.in_thread(ran.append)("request 2")))
         queued.append(asyncio.ensure_future(threads.in_thread(ran.append, lane=threads.Lane.NEWS)("news 1")))
@@ -108,7 +105,7 @@ def test_news_for_a_waiting_client_then_the_requests_run_before_the_first_looks_
         await asyncio.gather(*busy, *queued)
 
     asyncio.run(run())
-    assert ran == ["news 0", "news 1", "request 0", "request 1", "request 2", "look 0", "look 1"], ran
+    assert ran == ["news 0", "news 1", "request 0", "request 1", "request 2"], ran
 
 
 def test_a_call_s_exception_reaches_the_caller() -> None:

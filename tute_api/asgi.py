@@ -36,7 +36,7 @@ from games.live import channels, deferred, shutdown, waits  # noqa: E402
 from games.live import routing as live_routing  # noqa: E402
 from games.lobby import routing as lobby_routing  # noqa: E402
 from tute_api import cycles, stock_middleware  # noqa: E402
-from tute_api.threads import Lane, Signal, in_pool  # noqa: E402
+from tute_api.threads import Signal, in_pool  # noqa: E402
 
 #: A long poll: ``wait=`` in the query of a request under ``/api/`` (the admin's pages, which use sessions,
 #: never wait: tute_api/stock_middleware.py).
@@ -50,11 +50,11 @@ SEND_WAIT_SECONDS = 5.0
 class _Request(WsgiToAsgiInstance):
     """A request that does not wait, run by Django's WSGI handler in one thread of the process's pool,
     as gunicorn's threads would (measured cheaper than Django's ASGI handler for the sync views:
-    docs/performance.md). A plain answer is handed to the event loop
-    in one call (waiting for each of its two sends cost two round trips between the thread and the loop);
-    once the loop has sent it, the thread closes the response (``request_finished``: the steps after the
-    response, such as the bots' turns, the database connection given back). A streamed answer is sent
-    chunk by chunk, at the client's pace."""
+    docs/performance.md). A plain answer is handed to the event loop in one call (waiting for each of
+    its two sends cost two round trips between the thread and the loop); once the loop has sent it, the
+    thread closes the response (``request_finished``: the steps after the response, such as the bots'
+    turns, the database connection given back). A streamed answer is sent chunk by chunk, at the
+    client's pace."""
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         self.scope = scope
@@ -73,7 +73,7 @@ class _Request(WsgiToAsgiInstance):
             self.handed_over = False
             self.hand_over = lambda messages: loop.call_soon_threadsafe(answer.set_result, messages)
             self.sent = Signal()
-            run = asyncio.ensure_future(in_pool(self._run, lane=self.lane(scope))(body))
+            run = asyncio.ensure_future(in_pool(self._run)(body))
             try:
                 await asyncio.wait([run, answer], return_when=asyncio.FIRST_COMPLETED)
                 if self.handed_over:  # (set in the thread before the answer is handed over, or run is done)
@@ -82,10 +82,6 @@ class _Request(WsgiToAsgiInstance):
             finally:
                 self.sent.set()  # sent, or never to be: the thread closes the response
                 await run  # closed: its steps after the response have run
-
-    def lane(self, scope: dict[str, Any]) -> Lane:
-        """The pool's lane for the request (:class:`~tute_api.threads.Lane`)."""
-        return Lane.REQUEST
 
     async def messages(self, handed: Any, receive: Any) -> list[dict[str, Any]]:
         """What to send for what the thread handed over (here, the messages themselves)."""
@@ -144,12 +140,6 @@ class _LongPoll(_Request):
 
     def must_wait(self, response: Any) -> bool:
         return isinstance(response, waits.WaitingResponse)
-
-    def lane(self, scope: dict[str, Any]) -> Lane:
-        """After the requests, unless the process can tell it will be answered at once (the bots' answer
-        to the caller's move): most long polls find nothing new, and wait."""
-        ready = waits.answered_at_once(self.channel, scope.get("query_string", b""))
-        return Lane.REQUEST if ready else Lane.LOOK
 
     def _run(self, body: Any) -> None:
         with waits.deferred():

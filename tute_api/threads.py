@@ -4,15 +4,13 @@ One pool of ``ASGI_THREADS`` threads per server process (8 by default). uvicorn,
 sized the event loop's default pool by ``ASGI_THREADS``: before this module had a pool of its own, the
 setting was read by nobody and every process had Python's default (``min(32, cores + 4)``: 6 here).
 
-The pool takes its work in three lanes (:class:`Lane`), each before the next: what delivers news to a
-client that waits for it (a long poll's answer once woken, a stream's or a socket's next read), then the
-requests, then a long poll's first look when it will most likely wait. Under load the requests queue for
-the pool's threads: in one lane a woken stream's read waited behind them (40 to 70 ms at the median
-beside 5,000 idle connections, up to a second), and a player's move behind the long polls that idle
-clients renew every few seconds (48 ms of queueing at its p99, of 75 ms in all: docs/performance.md).
-Players wait for the news and for their moves; nobody waits for a renewal's first look, which finds
-nothing new and then waits. (Moves before every read shortened their answers as much beside idle
-clients, and stretched the fan-out's tail and, with 20 busy players, the bots' answer: docs/performance.md.)
+The pool takes its work in two lanes (:class:`Lane`): what delivers news to a client that waits for it (a
+long poll's answer once woken, a stream's or a socket's next read) before any other work (a new request).
+Under load the requests queue for the pool's threads, and in one lane a woken stream's read waited behind
+them (40 to 70 ms at the median beside 5,000 idle connections, up to a second: docs/performance.md);
+such reads are short and the players are waiting for them. (A third lane, for the moves before the other
+requests or for the long polls' first looks after them, was measured and not kept: a lane served after
+another starves under load, and the bots' answer, a long poll, waited up to a second: docs/performance.md.)
 
 A hop into the pool is a call submitted with the caller's context copied and its future awaited (as
 ``loop.run_in_executor`` does), not asgiref's ``sync_to_async``: the same thread, context and
@@ -47,7 +45,6 @@ class Lane(enum.IntEnum):
 
     NEWS = 0  #: a read that delivers news to a client that waits for it
     REQUEST = 1  #: any other work: a request, a socket's action, a step after a response
-    LOOK = 2  #: a long poll's first look when it will most likely wait (it cannot be answered at once)
 
 
 class LanePool:

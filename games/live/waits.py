@@ -17,7 +17,6 @@ beyond the cap) and a spectator's holds a lease among the match's watchers (:mod
 from __future__ import annotations
 
 import contextlib
-import re
 import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -108,21 +107,6 @@ def _kept_past(match_id: UUID, after: int) -> Match | None:
     match's news (:mod:`games.matches.kept`: news of a later change from another process drops the row
     before it wakes the waiters); else None (read the database)."""
     return kept.newer_than(match_id, after) if channels.hears_everything() else None
-
-
-_AFTER = re.compile(rb"(?:^|&)after=([0-9]{1,10})(?:&|$)")
-
-
-def answered_at_once(channel: str | None, query: bytes) -> bool:
-    """Whether a long poll on ``channel`` with the query ``query`` will be answered at once, from the row this
-    process keeps past its ``after`` (the bots' answer to the caller's move), as far as the server can tell
-    before the view runs, on the event loop: a dictionary's lookup, no read."""
-    if channel is None or not channel.startswith(channels.MATCH_CHANNEL):
-        return False
-    after = _AFTER.search(query)
-    if after is None or not channels.hears_everything():
-        return False
-    return kept.is_past(channel[len(channels.MATCH_CHANNEL) :], int(after.group(1)))
 
 
 def _first_look(match_id: UUID, player: Player) -> Membership:

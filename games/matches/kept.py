@@ -88,12 +88,6 @@ def keep_read(match: Match, since: int) -> None:
             _kept.put(key, copied(match), KEPT_SECONDS)
 
 
-def is_past(match_id: str, after: int) -> bool:
-    """Whether a row kept for the match is past ``after`` (what :func:`newer_than` would give, not copied)."""
-    match = _kept.get(match_id)
-    return match is not None and match.seq > after
-
-
 def newer_than(match_id: object, after: int) -> Match | None:
     """A copy of the row kept for the match if its ``seq`` is past ``after``, else None."""
     match = _kept.get(str(match_id))
