@@ -119,9 +119,8 @@ def _first_look(match_id: UUID, player: Player) -> Membership:
     row = kept.latest(match_id)
     if row is not None and (membership := membership_of(row, player)) is not None:
         return membership
-    since = kept.counted()
     membership = match_membership(match_id=match_id, player=player)
-    kept.keep_read(membership.match, since)
+    kept.keep_read(membership.match)
     return membership
 
 

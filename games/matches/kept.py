@@ -18,7 +18,8 @@ write read the database.
 A kept row is also a long poll's first look (:func:`latest`): whether the match has moved past ``after``
 or the poll must wait. Clients that wait on a match with nothing happening renew their long polls every
 few seconds, each renewal reading the match to find that it has not moved: the row a long poll read is
-kept too (:func:`keep_read`, unless news overtook the read), and the next look takes it. A look at a row
+kept too (:func:`keep_read`), and the next look takes it. No row is kept past later news of its match
+(a write of another process that this one heard before it kept the row it saved or read). A look at a row
 that news is about to drop finds the match not moved, and waits: the news, heard after it subscribed,
 wakes it at once.
 
@@ -33,6 +34,7 @@ the match may have overtaken (any news heard while it ran, or Redis lost) is not
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -50,6 +52,8 @@ KEPT_SECONDS = 40.0
 MAX_KEPT = 5_000
 
 _kept: Expiring[str, Match] = Expiring(MAX_KEPT)  # str(match id) -> the row as saved or read
+# str(match id) -> the latest seq its news announced (inf: a change of unknown seq), for as long as a row is kept
+_announced: Expiring[str, float] = Expiring(10 * MAX_KEPT)
 
 #: Seconds a shared read is kept at most (news of its match drops it at once).
 SHARED_SECONDS = 2.0
@@ -63,7 +67,17 @@ T = TypeVar("T")
 def keep(match: Match) -> None:
     """Keep ``match`` as it is now, once the current transaction commits (nothing if it rolls back)."""
     saved = copied(match)
-    transaction.on_commit(lambda: _kept.put(str(saved.pk), saved, KEPT_SECONDS))
+    transaction.on_commit(lambda: _keep(saved))
+
+
+def _keep(row: Match) -> None:
+    """Keep ``row`` unless a later row of its match is kept, or later news of it was heard: another process
+    may have changed the match between this one's commit (or read) and now, and told it already."""
+    key = str(row.pk)
+    with _kept.lock:
+        current, announced = _kept.get(key), _announced.get(key)
+        if (current is None or current.seq <= row.seq) and (announced is None or announced <= row.seq):
+            _kept.put(key, row, KEPT_SECONDS)
 
 
 def latest(match_id: object) -> Match | None:
@@ -73,19 +87,10 @@ def latest(match_id: object) -> Match | None:
     return copied(match) if match is not None else None
 
 
-def counted() -> int:
-    """How much news this process has heard: taken before a read, for :func:`keep_read`."""
-    return _heard
-
-
-def keep_read(match: Match, since: int) -> None:
-    """Keep a row read from the database (outside a transaction), unless news was heard since ``since``
-    (:func:`counted`, taken before the read: the read may be older than that news) or a later row is kept."""
-    key = str(match.pk)
-    with _kept.lock:
-        current = _kept.get(key)
-        if _heard == since and (current is None or current.seq <= match.seq):
-            _kept.put(key, copied(match), KEPT_SECONDS)
+def keep_read(match: Match) -> None:
+    """Keep a row read from the database (outside a transaction), unless a later row is kept or later news
+    of the match was heard (the read may be older than that news)."""
+    _keep(copied(match))
 
 
 def newer_than(match_id: object, after: int) -> Match | None:
@@ -115,13 +120,15 @@ def heard(match_id: str, seq: int | None) -> None:
     """The news of a change of the match (``seq`` None: unknown): drop a row kept from before it, and the
     match's shared reads."""
     global _heard
-    _heard += 1  # first: a read running now is not kept
+    _heard += 1  # first: a shared read running now is not kept
     _shared.pop(match_id)
-    match = _kept.get(match_id)
-    if match is not None and (seq is None or seq > match.seq):
-        with _kept.lock:
-            if _kept.get(match_id) is match:
-                _kept.pop(match_id)
+    announced = math.inf if seq is None else seq
+    with _kept.lock:  # first the seq announced, then the row dropped: a row kept after it is checked against it
+        if announced > (_announced.get(match_id) or -1):
+            _announced.put(match_id, announced, KEPT_SECONDS)
+        match = _kept.get(match_id)
+        if match is not None and announced > match.seq:
+            _kept.pop(match_id)
 
 
 def forget_all() -> None:
@@ -130,3 +137,4 @@ def forget_all() -> None:
     _heard += 1
     _shared.clear()
     _kept.clear()
+    _announced.clear()

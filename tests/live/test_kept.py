@@ -177,21 +177,32 @@ def test_a_long_polls_next_look_at_a_match_that_has_not_moved_reads_nothing(list
     assert _first_look(player, match_id, view["seq"])[1] == 1
 
 
-def test_a_read_that_news_overtook_or_older_than_the_kept_row_is_not_kept(listening: Any) -> None:
+def test_no_row_is_kept_past_later_news_of_its_match(listening: Any, django_capture_on_commit_callbacks: Any) -> None:
+    """Another process may change the match, and say so, between this one's read (or commit) and its
+    keeping the row: a first look would then wait for news already heard."""
+    import copy
+
     player, url, view = against_a_bot("kept", 5)
     match = Match.objects.get(pk=url.rsplit("/", 1)[1])
     kept.forget_all()
-    since = kept.counted()
-    kept.heard(str(match.pk), None)  # news while the read ran
-    kept.keep_read(match, since)
+    kept.heard(str(match.pk), match.seq + 1)  # a later change, heard first
+    kept.keep_read(match)
     assert kept.latest(match.pk) is None
-    kept.keep_read(match, kept.counted())
-    kept_row = kept.latest(match.pk)
-    assert kept_row is not None and kept_row.seq == match.seq and kept_row is not match
-    older = Match.objects.get(pk=match.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        kept.keep(match)  # a save whose commit came before that news, kept after it
+    assert kept.latest(match.pk) is None
+    kept.forget_all()
+    kept.heard(str(match.pk), match.seq)  # the row's own news
+    kept.keep_read(match)
+    row = kept.latest(match.pk)
+    assert row is not None and row.seq == match.seq and row is not match
+    older = copy.copy(match)
     older.seq -= 1
-    kept.keep_read(older, kept.counted())
+    kept.keep_read(older)
     assert kept.latest(match.pk).seq == match.seq  # type: ignore[union-attr]
+    kept.heard(str(match.pk), None)  # a change of unknown seq: nothing kept of the match for a while
+    kept.keep_read(match)
+    assert kept.latest(match.pk) is None
 
 
 def test_a_kept_row_lets_no_stranger_look(listening: Any) -> None:
