@@ -269,6 +269,7 @@ class RedisBroker:
                 confirmed = pubsub.get_message(timeout=5)  # Redis has the subscription: no news is missed
                 if confirmed is None or confirmed["type"] != "psubscribe":
                     raise ConnectionError(f"no confirmation of the subscription: {confirmed!r}")
+                kept.forget_all()  # what was kept while it did not listen: changed since, unheard, maybe
                 self._lost.clear()
                 self._listening.set()
                 pause = 0.5

@@ -119,8 +119,9 @@ def _first_look(match_id: UUID, player: Player) -> Membership:
     row = kept.latest(match_id)
     if row is not None and (membership := membership_of(row, player)) is not None:
         return membership
+    since = kept.listened()
     membership = match_membership(match_id=match_id, player=player)
-    kept.keep_read(membership.match)
+    kept.keep_read(membership.match, since)
     return membership
 
 

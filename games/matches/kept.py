@@ -60,24 +60,32 @@ SHARED_SECONDS = 2.0
 
 _shared: Expiring[str, dict[Any, Any]] = Expiring(MAX_KEPT)  # str(match id) -> {what was read: the read}
 _heard = 0  # news heard, and losses of Redis, counted (by the listener's thread only)
+_listened = 0  # the listener's losses of Redis and its listening again, counted (by its thread only)
 
 T = TypeVar("T")
 
 
 def keep(match: Match) -> None:
     """Keep ``match`` as it is now, once the current transaction commits (nothing if it rolls back)."""
-    saved = copied(match)
-    transaction.on_commit(lambda: _keep(saved))
+    saved, since = copied(match), _listened
+    transaction.on_commit(lambda: _keep(saved, since))
 
 
-def _keep(row: Match) -> None:
-    """Keep ``row`` unless a later row of its match is kept, or later news of it was heard: another process
-    may have changed the match between this one's commit (or read) and now, and told it already."""
+def _keep(row: Match, since: int) -> None:
+    """Keep ``row`` unless a later row of its match is kept, or later news of it was heard (another process
+    may have changed the match between this one's commit or read and now, and told it already), or the
+    listener lost Redis or listened again since ``since`` (:func:`listened`: news may have gone unheard)."""
     key = str(row.pk)
     with _kept.lock:
         current, announced = _kept.get(key), _announced.get(key)
-        if (current is None or current.seq <= row.seq) and (announced is None or announced <= row.seq):
+        fresh = (current is None or current.seq <= row.seq) and (announced is None or announced <= row.seq)
+        if fresh and _listened == since:
             _kept.put(key, row, KEPT_SECONDS)
+
+
+def listened() -> int:
+    """How many times the listener lost Redis or listened again: taken before a read, for :func:`keep_read`."""
+    return _listened
 
 
 def latest(match_id: object) -> Match | None:
@@ -87,10 +95,11 @@ def latest(match_id: object) -> Match | None:
     return copied(match) if match is not None else None
 
 
-def keep_read(match: Match) -> None:
-    """Keep a row read from the database (outside a transaction), unless a later row is kept or later news
-    of the match was heard (the read may be older than that news)."""
-    _keep(copied(match))
+def keep_read(match: Match, since: int) -> None:
+    """Keep a row read from the database (outside a transaction), unless a later row is kept, later news
+    of the match was heard (the read may be older than that news), or the listener lost Redis or listened
+    again since ``since`` (:func:`listened`, taken before the read)."""
+    _keep(copied(match), since)
 
 
 def newer_than(match_id: object, after: int) -> Match | None:
@@ -132,9 +141,11 @@ def heard(match_id: str, seq: int | None) -> None:
 
 
 def forget_all() -> None:
-    """Drop every kept row and shared read: news may have been missed (the listener lost Redis)."""
-    global _heard
+    """Drop every kept row and shared read: news may have been missed (the listener lost Redis, or listens
+    again: a row this process saved meanwhile may have been changed since by another, unheard)."""
+    global _heard, _listened
     _heard += 1
+    _listened += 1
     _shared.clear()
     _kept.clear()
     _announced.clear()
