@@ -66,7 +66,7 @@ def fetch_beside(
     with db.cursor() as cursor:
         cursor.execute(f"SELECT {leading}, {select} {rest}", params)
         rows = cursor.fetchall()
-    pk = [field.attname for field in model._meta.concrete_fields].index(model._meta.pk.attname)  # type: ignore[union-attr]
+    pk = model._meta.concrete_fields.index(model._meta.pk)
     return [(row[0], None if row[1 + pk] is None else _instance(model, db, converters, row[1:])) for row in rows]
 
 

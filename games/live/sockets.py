@@ -56,7 +56,7 @@ from players.models import Player
 from players.selectors import player_by_token
 from tute_api.errors import problem, problem_of
 from tute_api.idempotency import idempotency_for
-from tute_api.threads import Lane, in_thread
+from tute_api.threads import in_thread
 from tute_api.throttling import PlayerRateThrottle
 
 from . import channels, watchers
@@ -336,7 +336,7 @@ class MatchSocket(AuthenticatedSocket):
         async with self.reading:
             while not self.closed:
                 try:
-                    read = await in_thread(self._read, lane=Lane.NEWS)()
+                    read = await in_thread(self._read, news=True)()
                 except Exception:
                     logger.exception("A socket on match %s could not read its events", self.match_id)
                     await self._refuse(unavailable())

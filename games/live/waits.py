@@ -139,9 +139,6 @@ def match_long_poll(
     will happen), or the server is shutting down."""
     if after is None or wait <= 0:
         return answer(match_membership(match_id=match_id, player=player))
-    past = _kept_past(match_id, after)
-    if past is not None and (membership := membership_of(past, player)) is not None:
-        return answer(membership)
     timeout = min(wait, MAX_WAIT_SECONDS)
     if deferring():
         membership = _first_look(match_id, player)
