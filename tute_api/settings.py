@@ -366,8 +366,10 @@ QUEUE_GONE_SECONDS = env.float("QUEUE_GONE_SECONDS", default=60.0)
 
 # Seconds a server process keeps a bearer token's player instead of reading it on every request, and
 # who tells every process of a token deleted (rotated, a bot retired): players/token_cache.py. Kept
-# only while the process listens to the live updates' Redis; 0 reads the token every time.
-TOKEN_CACHE_SECONDS = env.float("TOKEN_CACHE_SECONDS", default=5.0)
+# only while the process listens to the live updates' Redis; 0 reads the token every time. Longer than
+# the longest long poll (MAX_WAIT_SECONDS): a waiting client's renewal finds its token kept (at 5 s, the
+# renewals of 5,000 idle clients read 75 tokens a second, 6% of the server's CPU: docs/performance.md).
+TOKEN_CACHE_SECONDS = env.float("TOKEN_CACHE_SECONDS", default=60.0)
 TOKEN_REVOCATIONS = "games.live.channels.token_revocations"
 
 # Hours an Idempotency-Key's first answer is kept (a retry within them gets it again); then purged.

@@ -4,6 +4,7 @@ every process as soon as a token is deleted."""
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -43,6 +44,22 @@ def test_a_token_is_read_once_while_its_player_is_kept(listening: live.RedisBrok
     assert _token_reads(client) == (200, 1)
     assert _token_reads(client) == (200, 0)
     assert _token_reads(client, "/api/v1/matches/") == (200, 0)
+
+
+def test_a_waiting_clients_renewal_finds_its_token_kept(
+    listening: live.RedisBroker, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By default a token is kept longer than the longest long poll: the renewal after one reads no token."""
+    from games.matches.selectors import MAX_WAIT_SECONDS
+    from tute_api import expiring
+    from tute_api import settings as defaults
+
+    settings.TOKEN_CACHE_SECONDS = defaults.TOKEN_CACHE_SECONDS
+    client, _ = _signed_up("renewing")
+    assert _token_reads(client) == (200, 1)
+    # The kept entries' clock (only theirs), a long poll later:
+    monkeypatch.setattr(expiring, "time", SimpleNamespace(monotonic=lambda: time.monotonic() + MAX_WAIT_SECONDS + 1))
+    assert _token_reads(client) == (200, 0)
 
 
 def test_without_a_listener_every_request_reads_its_token(settings: Any) -> None:
