@@ -102,13 +102,6 @@ def _settled(match: Match, after: int) -> bool:
     return match.seq > after or match.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED)
 
 
-def _kept_past(match_id: UUID, after: int) -> Match | None:
-    """The row of the match this process last saved, if it is past ``after`` and the process hears every
-    match's news (:mod:`games.matches.kept`: news of a later change from another process drops the row
-    before it wakes the waiters); else None (read the database)."""
-    return kept.newer_than(match_id, after) if channels.hears_everything() else None
-
-
 def _first_look(match_id: UUID, player: Player) -> Membership:
     """A long poll's first look at the match and the caller's seat, made after it subscribed: the row this
     process keeps when it hears every match's news (:func:`games.matches.kept.latest`), else read (and
@@ -126,8 +119,18 @@ def _first_look(match_id: UUID, player: Player) -> Membership:
 
 
 def _kept_or_read(match_id: UUID, after: int) -> Match | None:
-    """After a wait, the match: the row kept past ``after``, else read."""
-    return _kept_past(match_id, after) or Match.objects.fetch(match_id)
+    """After a wait, the match: the row kept past ``after``, else read, and kept when the process hears every
+    match's news (:func:`games.matches.kept.keep_read`): the other waits that the same news woke, and the
+    client's next long poll, take it."""
+    if not channels.hears_everything():
+        return Match.objects.fetch(match_id)
+    if (row := kept.newer_than(match_id, after)) is not None:
+        return row
+    since = kept.listened()
+    match = Match.objects.fetch(match_id)
+    if match is not None:
+        kept.keep_read(match, since)
+    return match
 
 
 def match_long_poll(

@@ -140,6 +140,23 @@ def test_a_long_poll_woken_by_news_answers_from_the_kept_row(listening: Any) -> 
     assert len(queries.captured_queries) == 1
 
 
+def test_the_row_a_woken_long_poll_read_is_kept_for_the_others(listening: Any) -> None:
+    """News of another process's change wakes every wait on the match in this one: the first reads the
+    match, the others (and the clients' next long polls) take the row it read."""
+    from games.live import waits
+
+    player, url, view = against_a_bot("kept", 5)
+    match_id = url.rsplit("/", 1)[1]
+    kept.forget_all()
+    with CaptureQueriesContext(connection) as queries:
+        first = waits._kept_or_read(match_id, view["seq"] - 1)
+    assert first is not None and first.seq == view["seq"] and len(queries.captured_queries) == 1
+    with CaptureQueriesContext(connection) as queries:
+        again = waits._kept_or_read(match_id, view["seq"] - 1)
+    assert again is not None and again.seq == view["seq"] and not queries.captured_queries
+    assert _first_look(player, match_id, view["seq"])[1] == 0
+
+
 def _first_look(api: Api, match_id: str, after: int) -> tuple[Any, int]:
     """A long poll's look under ASGI (it returns what to wait for) and how many of its queries read the match."""
     from django.http import HttpResponse
