@@ -116,25 +116,36 @@ async def _hello(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": b"hi"})
 
 
-@pytest.mark.parametrize(("max_seconds", "closed"), [(0.0, True), (3600.0, False)])
-def test_a_connection_past_its_lifetime_is_closed_after_its_next_answer(
-    max_seconds: float, closed: bool, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("max_seconds", "requests", "closed_after"), [(0.0, 1, 1), (0.0, 3, 3), (3600.0, 1, None), (3600.0, 3, None)]
+)
+def test_a_connection_past_its_lifetime_is_closed_after_its_next_answer_once_it_served_enough(
+    max_seconds: float, requests: int, closed_after: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """So that kept-alive connections that all landed on one process move to the others over time."""
+    """So that kept-alive connections that all landed on one process move to the others over time; one
+    that carries little (a long poll's, renewed every 25 s) stays where its process keeps what it read."""
     monkeypatch.setattr(serving, "CONNECTION_MAX_SECONDS", max_seconds)
+    monkeypatch.setattr(serving, "CONNECTION_MIN_REQUESTS", requests)
 
-    async def request() -> _Transport:
+    async def serve() -> list[tuple[bytes, bool]]:
         config = Config(app=_hello, http=serving.HttpProtocol, lifespan="off", log_level="warning")
         transport = _Transport()
         http = serving.HttpProtocol(config=config, server_state=ServerState(), app_state={})
         http.connection_made(transport)
-        http.data_received(b"GET / HTTP/1.1\r\nHost: testserver\r\n\r\n")
-        for _ in range(50):
-            await asyncio.sleep(0)
-        return transport
+        answers = []
+        for _ in range(3):
+            if transport.closing:
+                break
+            transport.written.clear()
+            http.data_received(b"GET / HTTP/1.1\r\nHost: testserver\r\n\r\n")
+            for _ in range(50):
+                await asyncio.sleep(0)
+            answers.append((b"".join(transport.written), transport.closing))
+        return answers
 
-    transport = asyncio.run(request())
-    answer = b"".join(transport.written)
-    assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"hi")
-    assert (b"connection: close" in answer.lower()) is closed
-    assert transport.closing is closed
+    answers = asyncio.run(serve())
+    assert all(answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"hi") for answer, _ in answers)
+    closes = [b"connection: close" in answer.lower() for answer, _ in answers]
+    assert closes == [n == closed_after for n in range(1, len(answers) + 1)]
+    assert [closing for _, closing in answers] == closes
+    assert len(answers) == (closed_after or 3)

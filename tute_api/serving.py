@@ -8,6 +8,10 @@ then serves them alone on one core while another process idles (``make loadtest`
 of two processes in some runs, the box 63% busy and 0.6x the actions per second of an even split). So a
 connection is not kept alive past ``HTTP_CONNECTION_MAX_SECONDS``: its next answer says ``Connection:
 close`` and the client opens another, which the process that accepts first (the one least busy) takes.
+Only once it has carried some load, though: ``HTTP_CONNECTION_MIN_REQUESTS`` requests. A client that waits
+(a long poll renewed every 25 s) costs its process little, and moved at every other renewal it paid a new
+connection and, on the other process, a first look at its match and its token that the first process
+kept (``games/matches/kept.py``, ``players/token_cache.py``).
 
 uvicorn's HTTP protocol holds its parser, and the parser holds the protocol's callbacks (bound methods of
 it): a cycle that ``connection_lost`` cuts when the connection closes. A connection upgraded to a
@@ -28,21 +32,27 @@ from uvicorn_worker import UvicornWorker
 #: Seconds a connection is kept alive at most (each one a random share less, down to 80% of it, so that
 #: connections opened together do not all close together): its first answer after them closes it.
 CONNECTION_MAX_SECONDS = float(os.environ.get("HTTP_CONNECTION_MAX_SECONDS") or 10)
+#: Requests a connection has served, at least, before its lifetime closes it.
+CONNECTION_MIN_REQUESTS = int(os.environ.get("HTTP_CONNECTION_MIN_REQUESTS") or 10)
 
 
 class HttpProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol, which lets go of its parser once a WebSocket protocol took over, and
-    closes a connection once it has lived ``CONNECTION_MAX_SECONDS``, after an answer."""
+    closes a connection once it has lived ``CONNECTION_MAX_SECONDS`` and served ``CONNECTION_MIN_REQUESTS``
+    requests, after an answer."""
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
         self.closes_at = self.loop.time() + CONNECTION_MAX_SECONDS * random.uniform(0.8, 1.0)
+        self.requests = 0
 
     def on_headers_complete(self) -> None:
         super().on_headers_complete()
+        self.requests += 1
         cycle = self.cycle
-        if cycle is not None and cycle.scope is self.scope and self.loop.time() >= self.closes_at:
-            cycle.keep_alive = False  # the answer says "Connection: close", then the connection closes
+        if cycle is not None and cycle.scope is self.scope and self.requests >= CONNECTION_MIN_REQUESTS:
+            if self.loop.time() >= self.closes_at:
+                cycle.keep_alive = False  # the answer says "Connection: close", then the connection closes
 
     def handle_websocket_upgrade(self) -> None:
         super().handle_websocket_upgrade()
