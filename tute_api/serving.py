@@ -50,9 +50,10 @@ class HttpProtocol(HttpToolsProtocol):
         super().on_headers_complete()
         self.requests += 1
         cycle = self.cycle
-        if cycle is not None and cycle.scope is self.scope and self.requests >= CONNECTION_MIN_REQUESTS:
-            if self.loop.time() >= self.closes_at:
-                cycle.keep_alive = False  # the answer says "Connection: close", then the connection closes
+        if cycle is None or cycle.scope is not self.scope:
+            return
+        if self.requests >= CONNECTION_MIN_REQUESTS and self.loop.time() >= self.closes_at:
+            cycle.keep_alive = False  # the answer says "Connection: close", then the connection closes
 
     def handle_websocket_upgrade(self) -> None:
         super().handle_websocket_upgrade()
