@@ -17,7 +17,9 @@ long-polling ``GET /matches/{id}?after=<seq>&wait=10`` until the bots have playe
 actions per second (the clients' POSTs), the latency percentiles of the action POST as the clients
 see it (connection kept alive), the wait for the bots' turns, the count of errors (any failed
 request, any unexpected status), and the CPU time the web server and the worker spent per action,
-with the share of the machine they got (the machine may be busy with other work). Then, with the
+with the share of the machine they got (the machine may be busy with other work). Clients that do not
+pause saturate the machine, whose queue then sets the latency; ``--rate`` offers a given load instead
+(each client's actions due at a steady pace), for the latency at that load. Then, with the
 service stopped, the database's ceiling on the same server: pgbench running the statements an action
 makes (``PGBENCH_ACTION``, ``--pgbench-seconds``, as many clients), and the service's share of it.
 """
@@ -86,13 +88,21 @@ class Client:
 
 
 def play(port: int, deadline: float, warmup_until: float, variant: str, options: dict[str, Any], bots: str,
-         think: float, seed: int, out: dict[str, Any]) -> None:  # fmt: skip
+         think: float, interval: float, seed: int, out: dict[str, Any]) -> None:  # fmt: skip
     """One client: play matches until the deadline, pausing ``think`` seconds before each action, as
-    a player choosing a card; record POST latencies and errors in ``out``."""
+    a player choosing a card; record POST latencies and errors in ``out``.
+
+    ``interval`` (``--rate``): the client's actions are due every ``interval`` seconds from a random moment of
+    its first interval (the clients out of step, as independent players are), each
+    sent at its moment or, when the client is behind (a slow answer, the bots' turns), at once; ``lateness``
+    records how late each was sent, so that a service too slow for the rate shows in the figures rather
+    than only slowing the clients down."""
     rng = random.Random(seed)
     client = Client(port)
     latencies: list[float] = out["latencies"]
     waits: list[float] = out["waits"]
+    lateness: list[float] = out["lateness"]
+    due = time.perf_counter() + rng.uniform(0, interval)  # the clients' paces out of step with each other
     status, player = client.call("POST", "/api/v1/players/", {"username": f"load{seed}-{secrets.token_hex(3)}"})
     if status != 201:
         out["errors"].append(f"create player: {status} {player}")
@@ -120,8 +130,13 @@ def play(port: int, deadline: float, warmup_until: float, variant: str, options:
             waiting_since = None
             if think:
                 time.sleep(think)
+            if interval:
+                due += interval
+                time.sleep(max(0.0, due - time.perf_counter()))
             action = {**rng.choice(view["legal_actions"]), "expected_seq": view["seq"]}
             start = time.perf_counter()
+            if interval and warmup_until <= time.monotonic() < deadline:
+                lateness.append(max(0.0, start - due))
             status, answer = client.call("POST", f"{url}/actions", action)
             elapsed = client.answered - start  # the service's time, not the client's parsing of the answer
             if status != 200:
@@ -136,11 +151,13 @@ def play(port: int, deadline: float, warmup_until: float, variant: str, options:
 
 
 def client_process(port: int, threads: int, first_seed: int, deadline: float, warmup_until: float,
-                   variant: str, options: dict[str, Any], bots: str, think: float, queue: Any) -> None:  # fmt: skip
-    results = [{"latencies": [], "waits": [], "errors": [], "matches": 0} for _ in range(threads)]
+                   variant: str, options: dict[str, Any], bots: str, think: float, interval: float,
+                   queue: Any) -> None:  # fmt: skip
+    results = [{"latencies": [], "waits": [], "lateness": [], "errors": [], "matches": 0} for _ in range(threads)]
     workers = [
         threading.Thread(
-            target=_guarded, args=(port, deadline, warmup_until, variant, options, bots, think, first_seed + i, r)
+            target=_guarded,
+            args=(port, deadline, warmup_until, variant, options, bots, think, interval, first_seed + i, r),
         )
         for i, r in enumerate(results)
     ]
@@ -798,6 +815,10 @@ def main() -> None:
     parser.add_argument("--bots", default="level-1")
     parser.add_argument("--think-ms", type=float, default=0,
                         help="each client's pause before each action, as a player choosing a card (default 0)")
+    parser.add_argument("--rate", type=float, default=0,
+                        help="actions a second that the clients offer together, each client's due at a steady pace "
+                             "(sent late, at once, when the client is behind): the latency at a given load, below "
+                             "the saturation that clients without a pause reach (default 0: as fast as answered)")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--web-workers", type=int, default=0,
                         help="gunicorn's uvicorn worker processes (default: gunicorn.conf.py's: one per core)")
@@ -913,7 +934,7 @@ def main() -> None:
             process = multiprocessing.get_context("fork").Process(
                 target=client_process,
                 args=(args.port, threads, seed, deadline, start + args.warmup, args.variant, options, args.bots,
-                      args.think_ms / 1000, queue),
+                      args.think_ms / 1000, args.clients / args.rate if args.rate else 0.0, queue),
             )
             process.start()
             processes.append(process)
@@ -968,6 +989,7 @@ def main() -> None:
     services_cpu = {name: cpu_after[5][name] - cpu_before[5][name] for name in cpu_after[5]}
     latencies = [x for r in results for x in r["latencies"]]
     waits = [x for r in results for x in r["waits"]]
+    lateness = [x for r in results for x in r["lateness"]]
     errors = [e for r in results for e in r["errors"]]
     figures = {
         "clients": args.clients,
@@ -976,6 +998,7 @@ def main() -> None:
         "options": options,
         "bots": args.bots,
         "think_ms": args.think_ms,
+        "rate": args.rate or None,
         "actions": len(latencies),
         "actions_per_second": round(len(latencies) / measured, 1) if measured > 0 else 0,
         "matches_finished": sum(r["matches"] for r in results),
@@ -990,6 +1013,11 @@ def main() -> None:
             "p50": round(1000 * percentile(waits, 50), 1),
             "p95": round(1000 * percentile(waits, 95), 1),
         },
+        # --rate: how late the actions were sent against their due moments (0 while the service keeps up)
+        "sent_late_ms": {
+            **percentiles_ms(lateness, "p50", "p99"),
+            "late_share": round(sum(x > 0.001 for x in lateness) / len(lateness), 3),
+        } if lateness else None,
         "errors": len(errors),
         "error_samples": errors[:5],
         "server": {
@@ -1043,6 +1071,7 @@ def main() -> None:
     else:
         lat = figures["latency_ms"]
         thinking = f", {args.think_ms:g} ms to think before each action" if args.think_ms else ""
+        thinking += f", offering {args.rate:g} actions a second" if args.rate else ""
         print(f"{args.clients} clients, {figures['seconds']} s measured ({args.variant} {json.dumps(options)} "
               f"against {args.bots} bots{thinking})")  # fmt: skip
         print(f"  actions: {figures['actions']} ({figures['actions_per_second']}/s), "
@@ -1052,6 +1081,10 @@ def main() -> None:
         wait = figures["bot_turns_wait_ms"]
         print(f"  waiting for the bots (answer of the action to the long poll's): p50 {wait['p50']} ms, "
               f"p95 {wait['p95']} ms")  # fmt: skip
+        if figures["sent_late_ms"]:
+            late = figures["sent_late_ms"]
+            print(f"  sent late against the rate: p50 {late['p50']} ms, p99 {late['p99']} ms "
+                  f"({100 * late['late_share']:.1f}% of the actions more than 1 ms late)")  # fmt: skip
         print(f"  errors: {len(errors)}")
         if args.idle:
             idle = figures["idle"]

@@ -105,6 +105,24 @@ def test_a_short_load_test_plays_without_errors_and_reports_its_figures() -> Non
     assert 0 < ceiling["service_share"] < 1, ceiling
 
 
+def test_clients_offered_a_rate_keep_to_it_and_say_how_late_they_sent() -> None:
+    """``--rate``: the clients' actions are due at a steady pace (two clients unpaced play about 100 a second
+    here); how late each was sent is reported."""
+    _services_or_skip()
+    run = run_bounded(
+        [sys.executable, "scripts/loadtest.py", "--clients", "2", "--seconds", "6", "--warmup", "1", "--rate", "10",
+         "--port", str(services.free_port()), "--database", DATABASE, "--pgbench-seconds", "0", "--web-workers", "1",
+         "--json"],
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    figures = json.loads(run.stdout)
+    assert figures["errors"] == 0 and figures["rate"] == 10
+    # Five seconds measured at 10 a second; a client behind (a new match, the bots' turns) catches up.
+    assert 25 <= figures["actions"] <= 65, figures["actions"]
+    late = figures["sent_late_ms"]
+    assert 0 <= late["p50"] <= late["p99"] and 0 <= late["late_share"] <= 1, late
+
+
 @pytest.mark.worker
 def test_clients_that_think_before_each_action_play_no_faster_than_they_think_beside_idle_ones(
     monkeypatch: pytest.MonkeyPatch,
