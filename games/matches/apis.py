@@ -170,7 +170,9 @@ class MatchesApi(APIView):
         description="One seat spec per seat, in seat order. The match starts (the first hand is dealt) at "
         "once when no seat is open; otherwise it waits, and starts when its last open seat is taken "
         "(`POST /matches/{id}/join` with the `invite_code`). With `public`, any player may watch it (RULES.md "
-        "M5): `GET /matches/live` lists it while it is played.",
+        "M5): `GET /matches/live` lists it while it is played. A match that starts answers with its table as "
+        "dealt; the quick built-in bots' turns that follow (level-1, level-2) are recorded with the deal, so "
+        "`GET /events?after=` or `GET /matches/{id}?after=&wait=` answers them at once.",
         request=MatchCreateInputSerializer,
         parameters=[IDEMPOTENCY_HEADER],
         responses={201: MatchSerializer, **problems(400, 401, 422, 429)},

@@ -84,7 +84,7 @@ class MatchView:
 def match_view(match: Match, seat: int | None, state: State | None = None, *, spectator: bool = False) -> MatchView:
     """The match as ``seat`` sees it; ``state``, when the caller has it, saves reading the snapshot.
     ``spectator``: the viewer only watches (seat None, M5)."""
-    if match.state is None:  # not dealt yet: the scores at zero, no hand
+    if state is None and match.state is None:  # not dealt yet: the scores at zero, no hand
         blank = engine.view(engine.new_match(match.variant, match.options, seed=0).state, None)
         table = {**blank, "hand": None, "legal_actions": []}
     else:

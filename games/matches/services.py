@@ -117,8 +117,11 @@ def match_create(
     match.seating = records.seating_of(rows)
     match.save(force_insert=True)
     Seat.objects.bulk_create(rows)
-    state = _match_start(match, first_dealer=first_dealer) if "open" not in specs else None
-    return Membership(match, records.seat_in(match.seating, player.pk), state)
+    seat = records.seat_in(match.seating, player.pk)
+    if "open" in specs:
+        return Membership(match, seat, None)
+    shown, state = _match_start(match, first_dealer=first_dealer)
+    return Membership(shown, seat, state)
 
 
 @transaction.atomic
@@ -165,9 +168,9 @@ def match_join(
         match.client_seeds = records.seeds_with(match.client_seeds, len(seats), taken.number, client_seed)
     fields = ["seating", "updated_at", "client_seeds"]
     if len(open_seats) == 1:
-        state = _match_start(match)
+        shown, state = _match_start(match)
         match.save(update_fields=fields)
-        return Membership(match, taken.number, state)
+        return Membership(shown, taken.number, state)
     match_save(match, [], fields, moved=False)
     return Membership(match, taken.number, None)
 
@@ -203,24 +206,35 @@ def match_act(
     except engine.EngineError as exc:
         raise engine_error(exc) from None
     mover = None if stand_in else news.Mover(str(player.pk), turn_seq, turn_began, timezone.now())
+    shown = _moves_record_with_quick_bots(match, state, events, mover=mover)
+    return Played(shown, seat, state, events)
+
+
+def _moves_record_with_quick_bots(
+    match: Match, state: engine.State, events: list[engine.Event], *, mover: news.Mover | None = None
+) -> Match:
+    """Record a player's move (an action, a match's start) with the turns of the quick built-in bots that
+    follow it (:func:`_quick_bots_after`), in this transaction; returns the match right after the move,
+    as its answer shows it (the bots' events follow it in the log): ``match`` itself when no bot followed."""
     followed = _quick_bots_after(match, state, events)
     if followed is None:
         moves_record(match, state, events, mover=mover)
-        return Played(match, seat, state, events)
-    shown = copied(match)  # the answer: the match right after the action, as its view shows it
+        return match
+    shown = copied(match)
     shown.seq, shown.turn = match.seq + len(events), engine.current_seat(state)
     after, bot_events = followed
     moves_record(match, after, [*events, *bot_events], mover=mover)
     shown.updated_at = match.updated_at
-    return Played(shown, seat, state, events)
+    return shown
 
 
 def _quick_bots_after(
     match: Match, state: engine.State, events: list[engine.Event]
 ) -> tuple[engine.State, list[engine.Event]] | None:
     """The turns of the quick built-in bots (``settings.BOT_LEVELS_IN_PROCESS``) that follow a player's
-    action, played in its transaction on a copy of ``state``: the state after them and their events; None
-    when no such bot is to act, or when their play failed (the news of the action then hands the turn on).
+    move (an action, a match's start), played in its transaction on a copy of ``state``, at most
+    ``moves.BOTS_PER_RUN``: the state after them and their events; None when no such bot is to act, or when
+    their play failed (the news of the move then hands the turn on).
 
     Their decision costs microseconds; played here, they save a transaction, a read of the match and a
     wake of the waiting requests per action (docs/performance.md)."""
@@ -229,9 +243,11 @@ def _quick_bots_after(
         return None
     try:
         after = state.copy()
-        bot_events, _ = moves.bots_play(match, after, seq=match.seq + len(events), levels=quick)
+        bot_events, _ = moves.bots_play(
+            match, after, seq=match.seq + len(events), levels=quick, limit=moves.BOTS_PER_RUN
+        )
     except Exception:  # noqa: BLE001 - a bot's failure fails no player's action: its turn is handed on
-        logger.warning("The quick bots after an action in match %s failed; handed on", match.pk, exc_info=True)
+        logger.warning("The quick bots after a move in match %s failed; handed on", match.pk, exc_info=True)
         return None
     return after, bot_events
 
@@ -423,9 +439,10 @@ def _seat_specs(seats: list[Any], players: int, variant: str) -> list[str]:
     return specs
 
 
-def _match_start(match: Match, *, first_dealer: int | None = None) -> engine.State:
+def _match_start(match: Match, *, first_dealer: int | None = None) -> tuple[Match, engine.State]:
     """Deal the first hand (every seat is filled): from the seed (C12), or from the deal key and the
-    seats' client seeds (C12v); ``first_dealer`` when the service fixes who deals (the ladder, L1)."""
+    seats' client seeds (C12v); ``first_dealer`` when the service fixes who deals (the ladder, L1). The
+    quick bots' turns that follow are recorded with it: the match as dealt, and its state."""
     key = bytes.fromhex(match.deal_key) if match.deal_key else None
     seeds = records.seeds_with(match.client_seeds, len(match.seating)) if key is not None else ()
     step = engine.new_match(
@@ -433,5 +450,4 @@ def _match_start(match: Match, *, first_dealer: int | None = None) -> engine.Sta
     )
     match.status = MatchStatus.ACTIVE
     match.started_at = timezone.now()
-    moves_record(match, step.state, step.events)
-    return step.state
+    return _moves_record_with_quick_bots(match, step.state, step.events), step.state

@@ -1,17 +1,18 @@
 """The built-in bots' turns (``games.bots``, played by :func:`games.matches.moves.bots_play`).
 
 A bot whose decision costs microseconds (``settings.BOT_LEVELS_IN_PROCESS``: level-1 and level-2) plays
-where the move before it was made: inside a player's action, in its transaction
-(:func:`games.matches.services.match_act`); after any other move (a match's start, a service's event),
-in the process that committed it, once its answer is sent (:func:`bot_turns_next`). No message to a
-broker, no wait for a worker. The others (level-3's exact endings and level-4's search take
-milliseconds to a second a decision) are played by a Celery task, as is every turn the in-process play
-could not take. The task (``play_bot_turns``) takes the match's id and the ``seq`` it stood at, so a task
-that runs late or twice finds the match moved on and does nothing; :func:`bot_turns_sweep` queues
-again the turns whose task was lost: a broker away when it was queued, a worker killed while it held
-the message, or a process that stopped between a move's commit and its bots' turns. Celery beat runs
-it every ``BOT_TURNS_SWEEP_SECONDS`` (1) for the turns idle ``BOT_TURNS_IDLE_SECONDS`` (2), and every
-worker once as it starts (docs/reliability.md: why a sweep and not the broker's redelivery).
+where the move before it was made: inside a player's action or a match's start, in its transaction
+(:func:`games.matches.services.match_act`, ``_match_start``); after any other move (a service's event, a
+play inside that failed), in the process that committed it, once its answer is sent
+(:func:`bot_turns_next`). No message to a broker, no wait for a worker. The others (level-3's exact
+endings and level-4's search take milliseconds to a second a decision) are played by a Celery task, as is
+every turn the in-process play could not take. The task (``play_bot_turns``) takes the match's id and the
+``seq`` it stood at, so a task that runs late or twice finds the match moved on and does nothing;
+:func:`bot_turns_sweep` queues again the turns whose task was lost: a broker away when it was queued, a
+worker killed while it held the message, or a process that stopped between a move's commit and its bots'
+turns. Celery beat runs it every ``BOT_TURNS_SWEEP_SECONDS`` (1) for the turns idle
+``BOT_TURNS_IDLE_SECONDS`` (2), and every worker once as it starts (docs/reliability.md: why a sweep and
+not the broker's redelivery).
 """
 
 from __future__ import annotations

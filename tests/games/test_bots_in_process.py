@@ -1,6 +1,6 @@
-"""The quick built-in bots (``BOT_LEVELS_IN_PROCESS``) play inside the player's action before them, or
-(after a match's start, a service's event) in the process that committed the move before, after its
-answer; the other levels, a turn that failed there and what follows go to a worker
+"""The quick built-in bots (``BOT_LEVELS_IN_PROCESS``) play inside the player's move before them (an
+action, a match's start), or (after a service's event, or a play inside that failed) in the process that
+committed the move before, after its answer; the other levels, a turn that failed there and what follows go to a worker
 (games/turns/builtin.py)."""
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def test_a_bot_that_fails_inside_an_action_fails_no_action_and_its_turn_is_hande
             break
     assert Match.objects.get(pk=match_id).seq == answer["seq"], "only the player's move is recorded"
     assert queued == [(match_id, answer["seq"])], "the bot's turn was not handed to a worker"
-    assert "quick bots after an action" in caplog.text and "failed in process; queued" in caplog.text
+    assert "quick bots after a move" in caplog.text and "failed in process; queued" in caplog.text
 
 
 def _broken_bot(*args: Any) -> dict[str, Any]:
@@ -146,22 +146,33 @@ def dos_bot_leads(me: Api) -> str:
     return str(created.json()["id"])
 
 
-def test_a_bot_that_leads_a_new_match_plays_in_process_after_the_answer(queued: list[tuple[str, int]]):
-    match_id = dos_bot_leads(new_player())
-    match = Match.objects.get(pk=match_id)
+def test_a_bot_that_leads_a_new_match_plays_inside_its_creation_and_the_answer_shows_the_deal(
+    queued: list[tuple[str, int]], monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(builtin, "bot_turns_play", _database_away)  # no play after the answer could help
+    me = new_player()
+    lead = engine.current_seat(engine.new_match("dos", {}, seed=1).state)
+    seats = [{"bot": "level-1"} if seat == lead else {"player": "me"} for seat in range(2)]
+    answer = me.post("/api/v1/matches/", {"variant": "dos", "seed": 1, "seats": seats}).json()
+    match = Match.objects.get(pk=answer["id"])
     assert match.seating[match.turn]["player"] is not None, "the bot that leads did not play"
     assert queued == []
+    assert answer["hand"]["turn"] == lead and answer["legal_actions"] == [], "the answer is not the deal"
+    assert match.seq > answer["seq"], "the bot's turn was not recorded with the deal"
 
 
 def test_a_turn_that_fails_in_process_after_the_answer_is_queued(
     queued: list[tuple[str, int]], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ):
+    """The quick bots' play inside a match's creation fails (a bug in a bot): the news of the creation
+    hands the turn on, in process after the answer; that fails too (the database away): queued."""
+    monkeypatch.setattr(moves, "choose_action", _broken_bot)
     monkeypatch.setattr(builtin, "bot_turns_play", _database_away)
     match_id = dos_bot_leads(new_player())
     match = Match.objects.get(pk=match_id)
     assert match.seating[match.turn]["bot"], "the bot played"
     assert queued == [(match_id, match.seq)]
-    assert "failed in process; queued" in caplog.text
+    assert "quick bots after a move" in caplog.text and "failed in process; queued" in caplog.text
 
 
 def _database_away(**kwargs: Any) -> int:
@@ -171,12 +182,13 @@ def _database_away(**kwargs: Any) -> int:
 @pytest.mark.django_db(transaction=True)  # real commits: the news of in-process play comes inside it
 def test_what_follows_in_process_play_is_queued_not_played_on(queued: list[tuple[str, int]],
                                                               monkeypatch: pytest.MonkeyPatch):  # fmt: skip
-    monkeypatch.setattr(builtin, "BOT_TURNS_PER_TASK", 5)
+    monkeypatch.setattr(moves, "BOTS_PER_RUN", 5)  # five inside the match's creation
+    monkeypatch.setattr(builtin, "BOT_TURNS_PER_TASK", 5)  # five in process after its answer, as a task's
     watcher = new_player()
     match_id = clasico(watcher, [{"bot": "level-1"}] * 4)  # the creator watches: bots only
     match = Match.objects.get(pk=match_id)
     assert match.status == "active"
-    assert queued == [(match_id, match.seq)], "the turns after the first five were not handed to a worker"
+    assert queued == [(match_id, match.seq)], "the turns after the first ten were not handed to a worker"
     assert builtin.bot_turns_play(match_id=match_id, seq=match.seq) == 5
 
 
