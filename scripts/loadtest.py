@@ -731,6 +731,17 @@ def stop(process: subprocess.Popen[bytes] | None) -> None:
         process.wait()
 
 
+def stop_forked(processes: list[Any], timeout: float = 5) -> None:
+    """Stop the forked clients still running: a run interrupted no longer reads their results, and a
+    process that has put more into its queue than the pipe holds waits for a reader before it exits, as
+    the interpreter's exit waits for it (Ctrl-C left the load test hanging)."""
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout)
+
+
 def tree_cpu_seconds(*roots: int) -> float:
     """CPU seconds (user + system) used so far by some processes and their live descendants (Linux)."""
     return sum(int(fields[11]) + int(fields[12]) for fields in _tree_stats(*roots)) / os.sysconf("SC_CLK_TCK")
@@ -878,6 +889,7 @@ def main() -> None:
     pg_admin(f'DROP DATABASE IF EXISTS "{args.database}"')
     pg_admin(f'CREATE DATABASE "{args.database}"')
     web = worker = None
+    forked: list[Any] = []  # the clients' processes
     try:
         web, worker = start_service(env, args.port, log, server=args.server, web_workers=args.web_workers,
                                     web_threads=args.web_threads, worker_nice=args.worker_nice,
@@ -904,6 +916,7 @@ def main() -> None:
                           args.idle_ramp, acting, args.fanout_pause),
                 )
                 process.start()
+                forked.append(process)
                 idle_processes.append(process)
                 readies.append(ready)
             for ready in readies:
@@ -917,6 +930,7 @@ def main() -> None:
                 target=greedy_process, args=(args.port, args.greedy, idle_queue, greedy_ready)
             )
             greedy_process_.start()
+            forked.append(greedy_process_)
             if not greedy_ready.wait(120):
                 raise SystemExit("loadtest: the greedy player did not start within 120 s")
 
@@ -937,6 +951,7 @@ def main() -> None:
                       args.think_ms / 1000, args.clients / args.rate if args.rate else 0.0, queue),
             )
             process.start()
+            forked.append(process)
             processes.append(process)
             seed += threads
         time.sleep(max(0.0, args.warmup - (time.monotonic() - start)))
@@ -972,6 +987,7 @@ def main() -> None:
         stop(worker)
         ceiling = pgbench_ceiling(args.database, args.clients, args.pgbench_seconds) if args.pgbench_seconds else {}
     finally:
+        stop_forked(forked)
         stop(web)
         stop(worker)
         log.close()

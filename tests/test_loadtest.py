@@ -216,6 +216,24 @@ def test_the_machines_database_and_redis_cpu_is_read_with_the_backends_that_ende
     assert seconds == {"database": (150 + 500 + 50) / ticks, "redis": 10 / ticks}
 
 
+def _put_more_than_a_pipe_holds(queue: Any) -> None:
+    queue.put(b"x" * 2**20)  # then exits: its queue's thread waits for a reader to take it all
+
+
+def test_an_interrupted_run_stops_the_clients_whose_results_nobody_reads() -> None:
+    import multiprocessing
+
+    module = _loadtest_module()
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    process = context.Process(target=_put_more_than_a_pipe_holds, args=(queue,))
+    process.start()
+    process.join(1)
+    assert process.is_alive(), "the client exited without its results read"
+    module.stop_forked([process])
+    assert not process.is_alive() and process.exitcode is not None
+
+
 def test_the_percentiles_are_nearest_rank() -> None:
     percentile = _loadtest_module().percentile
     values = [float(v) for v in range(1, 101)]
