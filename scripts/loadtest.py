@@ -92,11 +92,11 @@ def play(port: int, deadline: float, warmup_until: float, variant: str, options:
     """One client: play matches until the deadline, pausing ``think`` seconds before each action, as
     a player choosing a card; record POST latencies and errors in ``out``.
 
-    ``interval`` (``--rate``): the client's actions are due every ``interval`` seconds from a random moment of
-    its first interval (the clients out of step, as independent players are), each
-    sent at its moment or, when the client is behind (a slow answer, the bots' turns), at once; ``lateness``
-    records how late each was sent, so that a service too slow for the rate shows in the figures rather
-    than only slowing the clients down."""
+    ``interval`` (``--rate``): the client's actions are due every ``interval`` seconds from a random moment
+    of its first interval (the clients out of step, as independent players are), each sent at its moment
+    or, when the client is behind (a slow answer, the bots' turns), at once; ``lateness`` records how late
+    each was sent, so that a service too slow for the rate shows in the figures rather than only slowing
+    the clients down."""
     rng = random.Random(seed)
     client = Client(port)
     latencies: list[float] = out["latencies"]

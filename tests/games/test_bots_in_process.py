@@ -1,7 +1,7 @@
 """The quick built-in bots (``BOT_LEVELS_IN_PROCESS``) play inside the player's move before them (an
 action, a match's start), or (after a service's event, or a play inside that failed) in the process that
-committed the move before, after its answer; the other levels, a turn that failed there and what follows go to a worker
-(games/turns/builtin.py)."""
+committed the move before, after its answer; the other levels, a turn that failed there and what follows
+go to a worker (games/turns/builtin.py)."""
 
 from __future__ import annotations
 
@@ -139,25 +139,26 @@ def _broken_bot(*args: Any) -> dict[str, Any]:
 
 def dos_bot_leads(me: Api) -> str:
     """A match of ``dos`` whose first lead is the bot's (seed 1)."""
+    return str(dos_bot_leads_answer(me)["id"])
+
+
+def dos_bot_leads_answer(me: Api) -> dict[str, Any]:
     lead = engine.current_seat(engine.new_match("dos", {}, seed=1).state)
     seats = [{"bot": "level-1"} if seat == lead else {"player": "me"} for seat in range(2)]
     created = me.post("/api/v1/matches/", {"variant": "dos", "seed": 1, "seats": seats})
     assert created.status_code == 201, created.content
-    return str(created.json()["id"])
+    return {**created.json(), "lead": lead}
 
 
 def test_a_bot_that_leads_a_new_match_plays_inside_its_creation_and_the_answer_shows_the_deal(
     queued: list[tuple[str, int]], monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setattr(builtin, "bot_turns_play", _database_away)  # no play after the answer could help
-    me = new_player()
-    lead = engine.current_seat(engine.new_match("dos", {}, seed=1).state)
-    seats = [{"bot": "level-1"} if seat == lead else {"player": "me"} for seat in range(2)]
-    answer = me.post("/api/v1/matches/", {"variant": "dos", "seed": 1, "seats": seats}).json()
+    answer = dos_bot_leads_answer(new_player())
     match = Match.objects.get(pk=answer["id"])
     assert match.seating[match.turn]["player"] is not None, "the bot that leads did not play"
     assert queued == []
-    assert answer["hand"]["turn"] == lead and answer["legal_actions"] == [], "the answer is not the deal"
+    assert answer["hand"]["turn"] == answer["lead"] and answer["legal_actions"] == [], "the answer is not the deal"
     assert match.seq > answer["seq"], "the bot's turn was not recorded with the deal"
 
 
