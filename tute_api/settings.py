@@ -336,8 +336,8 @@ CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=100)
 BEAT_IN_PROCESS = env.bool("BEAT_IN_PROCESS", default=False)
 # The built-in bots whose decision costs microseconds play where the move before them was made: inside a
 # player's action or a match's start, else in the process that committed it, after its answer
-# (games/turns/builtin.py); the
-# others (level-3, level-4), in a Celery worker. Empty: every bot's turn goes through the broker to a worker.
+# (games/turns/builtin.py); the others (level-3, level-4), in a Celery worker. Empty: every bot's turn goes
+# through the broker to a worker.
 BOT_LEVELS_IN_PROCESS = frozenset(env.list("BOT_LEVELS_IN_PROCESS", default=["level-1", "level-2"]))
 # A bot's turn is never stranded (docs/reliability.md): a worker killed with the message, a broker away
 # at the moment of queuing. Every BOT_TURNS_SWEEP_SECONDS beat queues again the bot turns idle
