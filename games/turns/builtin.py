@@ -65,10 +65,10 @@ _playing = threading.local()
 
 
 def bot_turns_next(match_id: UUID, seq: int, level: str) -> None:
-    """Hand on the turn of a built-in bot of ``level`` in a match standing at ``seq`` (a move that was not a
-    player's action, whose quick bots played inside it, or one the quick bots' play inside an action could
-    not follow): played here and now if the level is quick (``settings.BOT_LEVELS_IN_PROCESS``), else queued
-    for a worker.
+    """Hand on the turn of a built-in bot of ``level`` in a match standing at ``seq`` (a move that was neither a
+    player's action nor a match's start, whose quick bots played inside them, or one the quick bots' play inside
+    those could not follow): played here and now if the level is quick (``settings.BOT_LEVELS_IN_PROCESS``),
+    else queued for a worker.
 
     Called once the move before has committed (after its answer, in a request). In-process play takes
     the quick bots' turns in a row and commits them; the news of that commit queues whatever follows

@@ -137,28 +137,24 @@ def _broken_bot(*args: Any) -> dict[str, Any]:
     raise RuntimeError("a bug in a bot")
 
 
-def dos_bot_leads(me: Api) -> str:
-    """A match of ``dos`` whose first lead is the bot's (seed 1)."""
-    return str(dos_bot_leads_answer(me)["id"])
-
-
-def dos_bot_leads_answer(me: Api) -> dict[str, Any]:
+def dos_bot_leads(me: Api) -> tuple[dict[str, Any], int]:
+    """A match of ``dos`` whose first lead is the bot's (seed 1): the creation's answer, and the bot's seat."""
     lead = engine.current_seat(engine.new_match("dos", {}, seed=1).state)
     seats = [{"bot": "level-1"} if seat == lead else {"player": "me"} for seat in range(2)]
     created = me.post("/api/v1/matches/", {"variant": "dos", "seed": 1, "seats": seats})
     assert created.status_code == 201, created.content
-    return {**created.json(), "lead": lead}
+    return dict(created.json()), lead
 
 
 def test_a_bot_that_leads_a_new_match_plays_inside_its_creation_and_the_answer_shows_the_deal(
     queued: list[tuple[str, int]], monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setattr(builtin, "bot_turns_play", _database_away)  # no play after the answer could help
-    answer = dos_bot_leads_answer(new_player())
+    answer, lead = dos_bot_leads(new_player())
     match = Match.objects.get(pk=answer["id"])
     assert match.seating[match.turn]["player"] is not None, "the bot that leads did not play"
     assert queued == []
-    assert answer["hand"]["turn"] == answer["lead"] and answer["legal_actions"] == [], "the answer is not the deal"
+    assert answer["hand"]["turn"] == lead and answer["legal_actions"] == [], "the answer is not the deal"
     assert match.seq > answer["seq"], "the bot's turn was not recorded with the deal"
 
 
@@ -169,7 +165,7 @@ def test_a_turn_that_fails_in_process_after_the_answer_is_queued(
     hands the turn on, in process after the answer; that fails too (the database away): queued."""
     monkeypatch.setattr(moves, "choose_action", _broken_bot)
     monkeypatch.setattr(builtin, "bot_turns_play", _database_away)
-    match_id = dos_bot_leads(new_player())
+    match_id = str(dos_bot_leads(new_player())[0]["id"])
     match = Match.objects.get(pk=match_id)
     assert match.seating[match.turn]["bot"], "the bot played"
     assert queued == [(match_id, match.seq)]
