@@ -56,18 +56,21 @@ def fetch_one(model: type[M], alias: str, rest: str, params: Sequence[Any]) -> M
 
 
 def fetch_beside(
-    leading: str, model: type[M], alias: str, rest: str, params: Sequence[Any]
-) -> list[tuple[Any, M | None]]:
-    """``SELECT <leading>, <the model's columns, as alias.column> <rest>``: each row's leading value (one
-    column, as the database gives it) and its instance of ``model``, None where the row has none (a left
-    join that found nothing: its primary key is NULL)."""
+    leading: Sequence[str], model: type[M], alias: str, rest: str, params: Sequence[Any]
+) -> list[tuple[tuple[Any, ...], M | None]]:
+    """``SELECT <leading>, <the model's columns, as alias.column> <rest>``: each row's leading values (columns,
+    as the database gives them) and its instance of ``model``, None where the row has none (a left join that
+    found nothing: its primary key is NULL)."""
     db = _database()
     select, converters = _columns(model, alias, db.vendor)
     with db.cursor() as cursor:
-        cursor.execute(f"SELECT {leading}, {select} {rest}", params)
+        cursor.execute(f"SELECT {', '.join(leading)}, {select} {rest}", params)
         rows = cursor.fetchall()
-    pk = model._meta.concrete_fields.index(model._meta.pk)
-    return [(row[0], None if row[1 + pk] is None else _instance(model, db, converters, row[1:])) for row in rows]
+    pk, first = model._meta.concrete_fields.index(model._meta.pk), len(leading)
+    return [
+        (tuple(row[:first]), None if row[first + pk] is None else _instance(model, db, converters, row[first:]))
+        for row in rows
+    ]
 
 
 def _instance(model: type[M], db: Any, converters: tuple[tuple[Any, list[Converter]], ...], row: Sequence[Any]) -> M:

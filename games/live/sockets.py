@@ -9,8 +9,11 @@ The protocol (docs/clients.md, "Transports"): every frame is a JSON object with 
   (``match_membership``: a seat, or a spectator of a public match, M5).
 - The server then sends ``{"type": "ready", "match_id", "seat", "spectator", "seq"}``, every event
   after ``?after=N`` as ``{"type": "event", "event": {"seq", "type", "seat", "data", "at"}}``, and
-  each new event as it happens. ``{"type": "ping"}`` when nothing was sent for a while; a client may
-  send ``{"type": "ping"}`` and gets ``{"type": "pong"}``.
+  each new event as it happens. When the events sent leave the match at the seat's turn, it sends
+  ``{"type": "turn", "match": {…the caller's view…}}`` (once a seq, and not for a turn that the answer
+  to the caller's own action showed): the ``legal_actions`` to choose from, with no ``GET`` of the
+  view. ``{"type": "ping"}`` when nothing was sent for a while; a client may send ``{"type": "ping"}``
+  and gets ``{"type": "pong"}``.
 - ``{"type": "action", "action": {…the body of POST …/actions…}, "idempotency_key"?: "...", "ref"?: …}``
   is answered ``{"type": "result", "ref", "status": 200, "match": {…the caller's view…}}`` or
   ``{"type": "error", "ref", "status", "problem": {…the same problem details…}}``: the same service, the
@@ -48,7 +51,7 @@ from games.matches import services
 from games.matches.bodies import event_body, match_view
 from games.matches.idempotency import answer_once
 from games.matches.models import Match, MatchStatus
-from games.matches.selectors import match_membership
+from games.matches.selectors import EventsAfter, match_membership
 from games.matches.serializers import MAX_SEQ, ActionInputSerializer, MatchSerializer
 from games.turns import presence
 from players.authentication import MAX_TOKEN_LENGTH
@@ -62,6 +65,7 @@ from tute_api.throttling import PlayerRateThrottle
 from . import channels, watchers
 from .slots import connection_lifetime, connection_slot
 from .stream import BATCH, events_read, keepalive_seconds, presence_counts
+from .waits import kept_or_read
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +92,7 @@ class _Read:
     events: list[dict[str, Any]]
     last_seq: int
     over: bool
+    turn: dict[str, Any] | None  # the caller's view, when the events leave the match at their turn
 
 
 def header_token(scope: dict[str, Any]) -> str | None:
@@ -262,6 +267,7 @@ class MatchSocket(AuthenticatedSocket):
         self.reading = asyncio.Lock()
         self.keepalive = float(settings.STREAM_KEEPALIVE_SECONDS)
         self.last_sent = 0.0
+        self.turn_seq = -1  # the seq of the last view that showed the seat its turn
         await self.accept()  # refusals are then a frame and a close code with a reason
         after = parse_qs(self.scope.get("query_string", b"").decode()).get("after", ["0"])[-1]
         if not after.isdigit() or int(after) > MAX_SEQ:
@@ -314,14 +320,31 @@ class MatchSocket(AuthenticatedSocket):
         return keeps_present, keepalive_seconds(self.match_id, keeps_present=keeps_present, spectator=self.spectator)
 
     def _read(self) -> _Read:
-        """The events after the last sent, redacted for the seat; the seat is seen (M2), a lease renewed."""
+        """The events after the last sent, redacted for the seat, and the seat's view if they leave the
+        match at its turn; the seat is seen (M2), a lease renewed."""
         close_old_connections()
-        status, rows = events_read(self.match_id, self.after)
+        read = events_read(self.match_id, self.after)
         self._seen()
+        rows = read.events
         events = [event_body(row, self.seat) for row in rows]
         last = rows[-1].seq if rows else self.after
-        over = status in (MatchStatus.FINISHED, MatchStatus.CANCELLED, None) and len(rows) < BATCH
-        return _Read(events, last, over)
+        over = read.status in (MatchStatus.FINISHED, MatchStatus.CANCELLED, None) and len(rows) < BATCH
+        return _Read(events, last, over, self._turn(read, last))
+
+    def _turn(self, read: EventsAfter, last: int) -> dict[str, Any] | None:
+        """The seat's view (``GET /matches/{id}``'s body) when the events sent up to ``last`` leave the match at
+        the seat's turn, once a seq: what the player may do now, with no read of their own. The match row is
+        the one kept past the last event (the long polls' rows), else read; None if it has moved on since (the
+        news of that move comes next)."""
+        if self.seat is None or read.status != MatchStatus.ACTIVE or read.turn != self.seat:
+            return None
+        if read.seq != last or last <= self.turn_seq:  # events still to send, or the turn already shown
+            return None
+        match = kept_or_read(self.match_id, last - 1)
+        if match is None or match.seq != last or match.turn != self.seat or match.status != MatchStatus.ACTIVE:
+            return None
+        self.turn_seq = last
+        return dict(MatchSerializer(match_view(match, self.seat)).data)
 
     def _seen(self) -> None:
         # Only a seated human of a match with presence (M2), as the middleware decides: a spectator, a
@@ -343,6 +366,8 @@ class MatchSocket(AuthenticatedSocket):
                     return
                 for event in read.events:
                     await self.send_json({"type": "event", "event": event})
+                if read.turn is not None:
+                    await self.send_json({"type": "turn", "match": read.turn})
                 self.after = read.last_seq
                 self.last_sent = asyncio.get_running_loop().time()
                 if read.over:
@@ -401,6 +426,8 @@ class MatchSocket(AuthenticatedSocket):
         status, body = await in_thread(act)(player=self.player, match_id=self.match_id, frame=frame)
         ref = frame.get("ref")
         if status < 400:
+            if body.get("legal_actions"):  # the answer shows the turn: no turn frame for it
+                self.turn_seq = max(self.turn_seq, body["seq"])
             await self.send_json({"type": "result", "ref": ref, "status": status, "match": body})
         else:
             await self.send_json({"type": "error", "ref": ref, "status": status, "problem": body})

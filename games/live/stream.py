@@ -28,7 +28,7 @@ from django.conf import settings
 from games.matches import kept
 from games.matches.bodies import event_body
 from games.matches.models import Event, Match, MatchStatus
-from games.matches.selectors import events_after
+from games.matches.selectors import EventsAfter, events_after
 from games.turns import presence
 from games.turns.tables import timings_of
 from tute_api.threads import in_thread
@@ -217,7 +217,7 @@ def _reader(match_id: UUID, seat: int | None, player_id: object, watch: Watch | 
 
     def read(after: int) -> Read:
         refresh_connection()
-        status, rows = events_read(match_id, after)
+        status, rows, _, _ = events_read(match_id, after)
         _seen(match_id, seat, player_id, watch)
         release_connection()
         full = len(rows) == BATCH
@@ -227,11 +227,11 @@ def _reader(match_id: UUID, seat: int | None, player_id: object, watch: Watch | 
     return read
 
 
-def events_read(match_id: UUID, after: int) -> tuple[str | None, list[Event]]:
-    """The match's status and its next events after ``after`` (a batch), as a stream or a socket reads
-    them once woken (:func:`games.matches.selectors.events_after`): read once by the subscribers of this
-    process that the same news woke, while it hears every process's news (:func:`games.matches.kept.shared`:
-    before, each of them read the same rows)."""
+def events_read(match_id: UUID, after: int) -> EventsAfter:
+    """The match's status, seq and turn, and its next events after ``after`` (a batch), as a stream or a
+    socket reads them once woken (:func:`games.matches.selectors.events_after`): read once by the subscribers
+    of this process that the same news woke, while it hears every process's news
+    (:func:`games.matches.kept.shared`: before, each of them read the same rows)."""
     read = functools.partial(events_after, match_id=match_id, after=after, limit=BATCH)
     return kept.shared(str(match_id), ("events", after), read) if channels.hears_everything() else read()
 

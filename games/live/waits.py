@@ -118,7 +118,7 @@ def _first_look(match_id: UUID, player: Player) -> Membership:
     return membership
 
 
-def _kept_or_read(match_id: UUID, after: int) -> Match | None:
+def kept_or_read(match_id: UUID, after: int) -> Match | None:
     """After a wait, the match: the row kept past ``after``, else read, and kept when the process hears every
     match's news (:func:`games.matches.kept.keep_read`): the other waits that the same news woke, and the
     client's next long poll, take it."""
@@ -161,7 +161,7 @@ def match_long_poll(
 
         def fresh(*, moved_only: bool = False) -> HttpResponseBase | None:
             """The match read once: answered (or, ``moved_only``, only if it moved past ``after``)."""
-            match = _kept_or_read(match_id, after)
+            match = kept_or_read(match_id, after)
             if moved_only and match is not None and not _settled(match, after):
                 release_connection()
                 return None
@@ -190,7 +190,7 @@ def match_long_poll(
             else:
                 release_connection()
                 subscription.wait(timeout)
-        fresh_match = _kept_or_read(match_id, after)
+        fresh_match = kept_or_read(match_id, after)
     return answer(Membership(fresh_match or match, membership.seat, spectator=membership.spectator))
 
 

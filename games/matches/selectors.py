@@ -4,6 +4,7 @@ the public matches being played (RULES.md M5)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 from uuid import UUID
 
 from django.db import connection
@@ -83,11 +84,21 @@ def match_membership_or_over(*, match_id: UUID, player: Player) -> Membership:
     raise NotFound()
 
 
-def events_after(*, match_id: object, after: int, limit: int) -> tuple[str | None, list[Event]]:
-    """What a subscriber of the match reads once woken: its status (None: no such match) and its events
-    after ``after``, oldest first, at most ``limit``. One statement, so one snapshot: a match read as over
-    comes with every event of its log. Plain SQL (:func:`tute_api.rows.fetch_beside`): every subscriber of
-    a match reads it at each of its events."""
+class EventsAfter(NamedTuple):
+    """A match's events after a seq, read in one statement with where the match stands."""
+
+    status: str | None  # None: no such match
+    events: list[Event]  # oldest first
+    seq: int | None  # the match's seq as read with them
+    turn: int | None  # the seat to act then, if any
+
+
+def events_after(*, match_id: object, after: int, limit: int) -> EventsAfter:
+    """What a subscriber of the match reads once woken: its status, seq and turn, and its events after
+    ``after``, oldest first, at most ``limit``. One statement, so one snapshot: a match read as over comes
+    with every event of its log, and one read at the last event's seq with the turn that event left.
+    Plain SQL (:func:`tute_api.rows.fetch_beside`): every subscriber of a match reads it at each of its
+    events."""
     pk, event_match, event_seq = Match._meta.pk, Event._meta.get_field("match"), Event._meta.get_field("seq")
     assert pk is not None
     rest = (
@@ -95,8 +106,12 @@ def events_after(*, match_id: object, after: int, limit: int) -> tuple[str | Non
         f'ON e."{event_match.column}" = m."{pk.column}" AND e."{event_seq.column}" > %s '
         f'WHERE m."{pk.column}" = %s ORDER BY e."{event_seq.column}" LIMIT %s'
     )
-    rows = fetch_beside('m."status"', Event, "e", rest, [after, pk.get_db_prep_value(match_id, connection), limit])
-    return (rows[0][0] if rows else None), [event for _, event in rows if event is not None]
+    leading = ['m."status"', 'm."seq"', 'm."turn"']
+    rows = fetch_beside(leading, Event, "e", rest, [after, pk.get_db_prep_value(match_id, connection), limit])
+    if not rows:
+        return EventsAfter(None, [], None, None)
+    (status, seq, turn), _ = rows[0]
+    return EventsAfter(status, [event for _, event in rows if event is not None], seq, turn)
 
 
 def match_events(*, match: Match, after: int, limit: int) -> list[Event]:

@@ -28,7 +28,7 @@ from players.models import Player
 from tests import services
 from tute_api.asgi import application
 
-from .helpers import Api, Visibility, assert_events_no_leak, human_table, new_player, seats_of
+from .helpers import Api, Visibility, assert_events_no_leak, assert_no_leak, human_table, new_player, seats_of
 from .openapi import validate
 from .test_spectators import friends_match
 
@@ -78,6 +78,14 @@ async def events(socket: WebsocketCommunicator, until_seq: int) -> list[dict[str
         if frame["type"] == "event":
             got.append(frame["event"])
     return got
+
+
+async def reply(socket: WebsocketCommunicator) -> dict[str, Any]:
+    """The next frame that is not news pushed to the socket (an event, the view at the caller's turn)."""
+    frame: dict[str, Any] = await socket.receive_json_from(5)
+    while frame["type"] in ("event", "turn"):
+        frame = await socket.receive_json_from(5)
+    return frame
 
 
 def http_events(api: Api, match_id: str, after: int = 0) -> list[dict[str, Any]]:
@@ -260,6 +268,8 @@ def test_actions_have_the_meaning_codes_and_idempotency_of_POST_actions():
         await ready(them)
         await events(me, mover_view["seq"])
         await events(them, mover_view["seq"])
+        prompt = await me.receive_json_from(5)
+        assert prompt == {"type": "turn", "match": mover_view}, "the mover's turn: its view, with no GET"
 
         # Not the other's turn: the same problem as over HTTP.
         action = {**mover_view["legal_actions"][0], "expected_seq": mover_view["seq"]}
@@ -280,9 +290,7 @@ def test_actions_have_the_meaning_codes_and_idempotency_of_POST_actions():
         # The legal action, with a key: the caller's view; the other seat hears the event.
         frame = {"type": "action", "action": action, "idempotency_key": "k-1", "ref": 7}
         await me.send_json_to(frame)
-        result = await me.receive_json_from(5)
-        while result["type"] == "event":
-            result = await me.receive_json_from(5)
+        result = await reply(me)
         assert (result["type"], result["ref"], result["status"]) == ("result", 7, 200)
         validate("Match", result["match"])
         assert result["match"]["seq"] > mover_view["seq"] and result["match"]["my_seat"] == turn
@@ -292,27 +300,68 @@ def test_actions_have_the_meaning_codes_and_idempotency_of_POST_actions():
         # The same key again: the first answer, nothing played twice; over HTTP too.
         seq_after = (await sync_to_async(mover.get)(url)).json()["seq"]
         await me.send_json_to(frame)
-        again = await me.receive_json_from(5)
-        while again["type"] == "event":
-            again = await me.receive_json_from(5)
+        again = await reply(me)
         assert again == result
         replayed = await sync_to_async(mover.post)(f"{url}/actions", action, {"Idempotency-Key": "k-1"})
         assert replayed.status_code == 200 and replayed["Idempotent-Replayed"] == "true"
         assert replayed.json() == result["match"]
         await me.send_json_to({**frame, "action": {"type": "pass"}})
-        reused = await me.receive_json_from(5)
-        while reused["type"] == "event":
-            reused = await me.receive_json_from(5)
+        reused = await reply(me)
         assert (reused["status"], reused["problem"]["code"]) == (422, "idempotency_key_reused")
         assert (await sync_to_async(mover.get)(url)).json()["seq"] == seq_after, "the repeats changed nothing"
 
         await me.send_json_to({"type": "ping"})
-        pong = await me.receive_json_from(5)
-        while pong["type"] == "event":
-            pong = await me.receive_json_from(5)
+        pong = await reply(me)
         assert pong == {"type": "pong"}
         await me.disconnect()
         await them.disconnect()
+
+    run(scenario)
+
+
+def test_a_match_against_a_bot_is_played_to_its_end_over_the_socket_alone():
+    """The socket shows the seat its view each time the events leave the match at its turn (after the
+    bots' turns, and on connecting): enough to play with no HTTP read. Once a seq, at the seq of the last
+    event sent, equal to ``GET /matches/{id}`` then, and no card the seat could not see."""
+    me = new_player()
+    body = {"variant": "dos", "options": {"games_to_win": 1}, "seed": 11,
+            "seats": [{"player": "me"}, {"bot": "level-1"}]}  # fmt: skip
+    match = me.post("/api/v1/matches/", body).json()
+    match_id, url = match["id"], f"/api/v1/matches/{match['id']}"
+
+    async def scenario() -> None:
+        socket = await open_socket(match_id, me.token)
+        await ready(socket)
+        last_event, shown, answered, sent = 0, [], [], 0
+        while True:
+            message = await socket.receive_output(5)
+            if message["type"] == "websocket.close":
+                assert message["code"] == 1000
+                break
+            frame = json.loads(message["text"])
+            if frame["type"] == "event":
+                last_event = frame["event"]["seq"]
+                continue
+            view = frame["match"] if frame["type"] in ("turn", "result") else None
+            assert frame["type"] in ("turn", "result"), frame
+            if frame["type"] == "turn":
+                assert view["seq"] == last_event and view["legal_actions"], "at the last event sent, the seat's turn"
+                assert view["seq"] not in shown, "once a seq"
+                assert view["seq"] not in answered, "not a turn that the action's answer showed"
+                shown.append(view["seq"])
+                if len(shown) == 1:
+                    assert view == (await sync_to_async(me.get)(url)).json(), "the view GET shows"
+                validate("Match", view)
+                vis = await sync_to_async(Visibility)(match_id, 2)
+                assert_no_leak(vis, 0, view, view["seq"], "the turn frame")
+            if frame["type"] == "result" and view["legal_actions"]:
+                answered.append(view["seq"])  # the action won a trick: still the seat's turn
+            if view["legal_actions"]:
+                action = {**view["legal_actions"][0], "expected_seq": view["seq"]}
+                await socket.send_json_to({"type": "action", "action": action, "ref": sent})
+                sent += 1
+        assert (await sync_to_async(me.get)(url)).json()["status"] == "finished"
+        assert sent == len(shown) + len(answered) and len(shown) >= 5 and answered, (sent, shown, answered)
 
     run(scenario)
 
@@ -327,9 +376,7 @@ def test_a_spectator_may_not_act_over_the_socket():
         socket = await open_socket(match["id"], spectator.token)
         await ready(socket)
         await socket.send_json_to({"type": "action", "action": {"type": "pass"}, "ref": "s"})
-        frame = await socket.receive_json_from(5)
-        while frame["type"] == "event":
-            frame = await socket.receive_json_from(5)
+        frame = await reply(socket)
         assert (frame["status"], frame["problem"]["code"]) == (403, "not_seated")
         await socket.disconnect()
 
@@ -357,9 +404,7 @@ def test_an_open_socket_keeps_its_seat_present_and_pings_while_idle():
             await asyncio.sleep(0.05)
         assert seen > long_ago + timedelta(minutes=59), "the socket's opening is a call on the match"
         await sync_to_async(Presence.objects.filter(pk=row.pk).update)(last_seen=long_ago)
-        frame = await socket.receive_json_from(5)
-        while frame["type"] == "event":
-            frame = await socket.receive_json_from(5)
+        frame = await reply(socket)
         assert frame == {"type": "ping"}, "an idle socket is pinged"
         seen = (await sync_to_async(Presence.objects.get)(pk=row.pk)).last_seen
         assert seen > long_ago + timedelta(minutes=59), "an idle open socket keeps the seat present"
@@ -470,9 +515,7 @@ def test_actions_over_the_socket_count_against_the_players_rate_limit():
         codes = []
         for n in range(3):
             await socket.send_json_to({"type": "action", "action": {"type": "fly"}, "ref": n})
-            frame = await socket.receive_json_from(5)
-            while frame["type"] == "event":
-                frame = await socket.receive_json_from(5)
+            frame = await reply(socket)
             codes.append(frame["problem"]["code"])
         assert codes == ["invalid", "invalid", "throttled"], "the third within the window is refused"
         assert frame["status"] == 429 and frame["problem"]["retry_after"] >= 1

@@ -133,10 +133,10 @@ def test_a_long_poll_woken_by_news_answers_from_the_kept_row(listening: Any) -> 
     acted = _action(player, url, view)
     match_id = url.rsplit("/", 1)[1]
     with CaptureQueriesContext(connection) as queries:
-        match = waits._kept_or_read(match_id, acted["seq"])
+        match = waits.kept_or_read(match_id, acted["seq"])
     assert match is not None and match.seq > acted["seq"] and not queries.captured_queries
     with CaptureQueriesContext(connection) as queries:
-        assert waits._kept_or_read(match_id, match.seq) is not None  # not past it: read
+        assert waits.kept_or_read(match_id, match.seq) is not None  # not past it: read
     assert len(queries.captured_queries) == 1
 
 
@@ -149,10 +149,10 @@ def test_the_row_a_woken_long_poll_read_is_kept_for_the_others(listening: Any) -
     match_id = url.rsplit("/", 1)[1]
     kept.forget_all()
     with CaptureQueriesContext(connection) as queries:
-        first = waits._kept_or_read(match_id, view["seq"] - 1)
+        first = waits.kept_or_read(match_id, view["seq"] - 1)
     assert first is not None and first.seq == view["seq"] and len(queries.captured_queries) == 1
     with CaptureQueriesContext(connection) as queries:
-        again = waits._kept_or_read(match_id, view["seq"] - 1)
+        again = waits.kept_or_read(match_id, view["seq"] - 1)
     assert again is not None and again.seq == view["seq"] and not queries.captured_queries
     assert _first_look(player, match_id, view["seq"])[1] == 0
 

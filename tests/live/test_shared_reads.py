@@ -36,14 +36,15 @@ def test_the_status_and_the_events_after_a_seq_come_in_one_statement() -> None:
     match_id = url.rsplit("/", 1)[1]
     logged = list(Event.objects.filter(match_id=match_id).order_by("seq"))
     assert len(logged) >= 2 and view["seq"] == logged[-1].seq
-    (status, rows), count = _queries(lambda: events_after(match_id=match_id, after=1, limit=BATCH))
-    assert count == 1 and status == "active" == Match.objects.get(pk=match_id).status
+    (status, rows, seq, turn), count = _queries(lambda: events_after(match_id=match_id, after=1, limit=BATCH))
+    match = Match.objects.get(pk=match_id)
+    assert count == 1 and (status, seq, turn) == ("active", match.seq, match.turn) == ("active", view["seq"], 0)
     assert [(r.pk, r.seq, r.type, r.seat, r.data, r.created_at) for r in rows] == [
         (r.pk, r.seq, r.type, r.seat, r.data, r.created_at) for r in logged[1:]
     ]
     assert [r.seq for r in events_after(match_id=match_id, after=0, limit=1)[1]] == [1]
-    assert events_after(match_id=match_id, after=view["seq"], limit=BATCH) == ("active", [])
-    assert events_after(match_id=uuid.uuid4(), after=0, limit=BATCH) == (None, [])
+    assert events_after(match_id=match_id, after=view["seq"], limit=BATCH) == ("active", [], view["seq"], 0)
+    assert events_after(match_id=uuid.uuid4(), after=0, limit=BATCH) == (None, [], None, None)
 
 
 def test_subscribers_woken_by_the_same_news_share_one_read_until_news_of_the_match(listening: Any) -> None:
@@ -52,7 +53,7 @@ def test_subscribers_woken_by_the_same_news_share_one_read_until_news_of_the_mat
     # The setup's own news heard first: heard during the first read, it would keep that read from being shared.
     until(lambda: kept._announced.get(match_id) == view["seq"], "the setup's news to be heard")
     first, count = _queries(lambda: events_read(uuid.UUID(match_id), 0))
-    assert count == 1 and first[1][-1].seq == view["seq"]
+    assert count == 1 and first.events[-1].seq == view["seq"]
     again, count = _queries(lambda: events_read(uuid.UUID(match_id), 0))
     assert count == 0 and again is first, "the second subscriber takes the first one's read"
     assert _queries(lambda: events_read(uuid.UUID(match_id), 1))[1] == 1, "another seq is another read"
