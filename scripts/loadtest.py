@@ -19,7 +19,9 @@ see it (connection kept alive), the wait for the bots' turns, the count of error
 request, any unexpected status), and the CPU time the web server and the worker spent per action,
 with the share of the machine they got (the machine may be busy with other work). Clients that do not
 pause saturate the machine, whose queue then sets the latency; ``--rate`` offers a given load instead
-(each client's actions due at a steady pace), for the latency at that load. Then, with the
+(each client's actions due at a steady pace), for the latency at that load. ``--channel socket`` plays
+each match over its WebSocket instead: an ``action`` frame, its ``result``, and the ``turn`` frame
+that the socket sends once the bots have played (docs/clients.md). Then, with the
 service stopped, the database's ceiling on the same server: pgbench running the statements an action
 makes (``PGBENCH_ACTION``, ``--pgbench-seconds``, as many clients), and the service's share of it.
 """
@@ -150,14 +152,109 @@ def play(port: int, deadline: float, warmup_until: float, variant: str, options:
             out["matches"] += 1
 
 
+#: Seconds a client playing over a socket waits for its turn (the bots' turns, a new match's deal) at most.
+TURN_SECONDS = 10.0
+
+
+def play_socket(port: int, deadline: float, warmup_until: float, variant: str, options: dict[str, Any], bots: str,
+                think: float, interval: float, seed: int, out: dict[str, Any]) -> None:  # fmt: skip
+    """One client as :func:`play`, but playing each match over its WebSocket (``--channel socket``): the
+    player and each match created over HTTP, then every action an ``action`` frame, and the view at the
+    client's turn the socket's ``turn`` frame (docs/clients.md), with no HTTP read. ``latencies``: from an
+    action frame sent to its ``result`` read; ``waits``: from that result (not the client's turn) to the
+    ``turn`` frame that follows the bots' turns (0 when it came first: the socket sends what it reads as
+    soon as the news comes, even before the thread of the action hands its answer back)."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    rng = random.Random(seed)
+    client = Client(port)
+    latencies: list[float] = out["latencies"]
+    waits: list[float] = out["waits"]
+    lateness: list[float] = out["lateness"]
+    due = time.perf_counter() + rng.uniform(0, interval)
+    status, player = client.call("POST", "/api/v1/players/", {"username": f"load{seed}-{secrets.token_hex(3)}"})
+    if status != 201:
+        out["errors"].append(f"create player: {status} {player}")
+        return
+    client.token = player["token"]
+    auth = {"Authorization": f"Bearer {client.token}"}
+    players = {"clasico": 4, "subastado": 3, "dos": 2, "subastado_parejas": 4}.get(variant, options.get("players", 4))
+    seats = [{"player": "me"}] + [{"bot": bots}] * (players - 1)
+    while time.monotonic() < deadline:
+        status, created = client.call("POST", "/api/v1/matches/", {"variant": variant, "options": options,
+                                                                   "seats": seats})  # fmt: skip
+        if status != 201:
+            out["errors"].append(f"create match: {status} {created}")
+            return
+        url = f"ws://{HOST}:{port}/api/v1/matches/{created['id']}/ws?after={created['seq']}"
+        with connect(url, additional_headers=auth, open_timeout=30, close_timeout=5, max_size=2**22) as socket:
+            view: dict[str, Any] | None = None  # the latest view shown at the client's turn, not yet acted on
+            waiting_since: float | None = None  # the first turn of a match is no wait for the bots
+            ref, turn_due = 0, time.monotonic() + TURN_SECONDS
+            try:
+                while time.monotonic() < deadline:
+                    if view is None:
+                        try:
+                            frame = json.loads(socket.recv(timeout=max(0.0, turn_due - time.monotonic())))
+                        except TimeoutError:
+                            out["errors"].append(f"socket: no turn within {TURN_SECONDS:g} s (match {created['id']})")
+                            break
+                        if frame["type"] == "turn":
+                            view = frame["match"]
+                        elif frame["type"] == "error":
+                            out["errors"].append(f"socket: {frame['status']} {frame['problem']}")
+                            break
+                        continue
+                    if waiting_since is not None and warmup_until <= time.monotonic() < deadline:
+                        waits.append(max(0.0, time.perf_counter() - waiting_since))
+                    if think:
+                        time.sleep(think)
+                    if interval:
+                        due += interval
+                        time.sleep(max(0.0, due - time.perf_counter()))
+                    action = {**rng.choice(view["legal_actions"]), "expected_seq": view["seq"]}
+                    ref += 1
+                    start = time.perf_counter()
+                    if interval and warmup_until <= time.monotonic() < deadline:
+                        lateness.append(max(0.0, start - due))
+                    socket.send(json.dumps({"type": "action", "action": action, "ref": ref}))
+                    view, answer = None, None
+                    while answer is None:  # the events and the turn that the news may bring first are kept
+                        frame = json.loads(socket.recv(timeout=30))
+                        if frame["type"] in ("result", "error") and frame.get("ref") == ref:
+                            answer, answered = frame, time.perf_counter()
+                        elif frame["type"] == "turn":
+                            view = frame["match"]
+                    if answer["type"] == "error":
+                        out["errors"].append(f"socket action: {answer['status']} {answer['problem']}")
+                        break
+                    if warmup_until <= time.monotonic() < deadline:
+                        latencies.append(answered - start)
+                    if answer["match"]["legal_actions"]:  # still the client's turn (it won the trick)
+                        view, waiting_since = answer["match"], None
+                    elif view is not None and view["seq"] > answer["match"]["seq"]:
+                        waiting_since = answered  # the turn came before the answer: no wait
+                    else:
+                        view, waiting_since = None, answered
+                        turn_due = time.monotonic() + TURN_SECONDS
+            except ConnectionClosed as closed:
+                if closed.rcvd is None or closed.rcvd.code != 1000:  # 1000: the match is over, all sent
+                    out["errors"].append(f"socket closed: {closed}")
+                    return
+                if warmup_until <= time.monotonic() < deadline:
+                    out["matches"] += 1
+
+
 def client_process(port: int, threads: int, first_seed: int, deadline: float, warmup_until: float,
                    variant: str, options: dict[str, Any], bots: str, think: float, interval: float,
-                   queue: Any) -> None:  # fmt: skip
+                   queue: Any, channel: str = "http") -> None:  # fmt: skip
     results = [{"latencies": [], "waits": [], "lateness": [], "errors": [], "matches": 0} for _ in range(threads)]
+    player = play_socket if channel == "socket" else play
     workers = [
         threading.Thread(
             target=_guarded,
-            args=(port, deadline, warmup_until, variant, options, bots, think, interval, first_seed + i, r),
+            args=(player, port, deadline, warmup_until, variant, options, bots, think, interval, first_seed + i, r),
         )
         for i, r in enumerate(results)
     ]
@@ -168,10 +265,10 @@ def client_process(port: int, threads: int, first_seed: int, deadline: float, wa
     queue.put(results)
 
 
-def _guarded(*args: Any) -> None:
+def _guarded(player: Any, *args: Any) -> None:
     out = args[-1]
     try:
-        play(*args)
+        player(*args)
     except Exception as exc:  # noqa: BLE001 - every failure is an error of the run
         out["errors"].append(f"{type(exc).__name__}: {exc}")
 
@@ -830,6 +927,9 @@ def main() -> None:
                         help="actions a second that the clients offer together, each client's due at a steady pace "
                              "(sent late, at once, when the client is behind): the latency at a given load, below "
                              "the saturation that clients without a pause reach (default 0: as fast as answered)")
+    parser.add_argument("--channel", choices=["http", "socket"], default="http",
+                        help="how the clients play: POST each action and long-poll the bots' answer (http), or "
+                        "over each match's WebSocket, an action frame and the turn frame that follows (socket)")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--web-workers", type=int, default=0,
                         help="gunicorn's uvicorn worker processes (default: gunicorn.conf.py's: one per core)")
@@ -948,7 +1048,7 @@ def main() -> None:
             process = multiprocessing.get_context("fork").Process(
                 target=client_process,
                 args=(args.port, threads, seed, deadline, start + args.warmup, args.variant, options, args.bots,
-                      args.think_ms / 1000, args.clients / args.rate if args.rate else 0.0, queue),
+                      args.think_ms / 1000, args.clients / args.rate if args.rate else 0.0, queue, args.channel),
             )
             process.start()
             forked.append(process)
@@ -1015,6 +1115,7 @@ def main() -> None:
         "bots": args.bots,
         "think_ms": args.think_ms,
         "rate": args.rate or None,
+        "channel": args.channel,
         "actions": len(latencies),
         "actions_per_second": round(len(latencies) / measured, 1) if measured > 0 else 0,
         "matches_finished": sum(r["matches"] for r in results),
@@ -1092,11 +1193,12 @@ def main() -> None:
               f"against {args.bots} bots{thinking})")  # fmt: skip
         print(f"  actions: {figures['actions']} ({figures['actions_per_second']}/s), "
               f"matches finished: {figures['matches_finished']}")  # fmt: skip
-        print(f"  action POST latency: p50 {lat['p50']} ms, p95 {lat['p95']} ms, p99 {lat['p99']} ms, "
-              f"max {lat['max']} ms")  # fmt: skip
+        socket = args.channel == "socket"
+        print(f"  action {'frame to its result' if socket else 'POST'} latency: p50 {lat['p50']} ms, p95 {lat['p95']} "
+              f"ms, p99 {lat['p99']} ms, max {lat['max']} ms")  # fmt: skip
         wait = figures["bot_turns_wait_ms"]
-        print(f"  waiting for the bots (answer of the action to the long poll's): p50 {wait['p50']} ms, "
-              f"p95 {wait['p95']} ms")  # fmt: skip
+        print(f"  waiting for the bots (answer of the action to the {'turn frame' if socket else 'long poll'}'s): "
+              f"p50 {wait['p50']} ms, p95 {wait['p95']} ms")  # fmt: skip
         if figures["sent_late_ms"]:
             late = figures["sent_late_ms"]
             print(f"  sent late against the rate: p50 {late['p50']} ms, p99 {late['p99']} ms "
