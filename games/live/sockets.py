@@ -423,14 +423,17 @@ class MatchSocket(AuthenticatedSocket):
 
     async def _act(self, frame: dict[str, Any]) -> None:
         assert self.player is not None
-        status, body = await in_thread(act)(player=self.player, match_id=self.match_id, frame=frame)
-        ref = frame.get("ref")
-        if status < 400:
-            if body.get("legal_actions"):  # the answer shows the turn: no turn frame for it
-                self.turn_seq = max(self.turn_seq, body["seq"])
-            await self.send_json({"type": "result", "ref": ref, "status": status, "match": body})
-        else:
-            await self.send_json({"type": "error", "ref": ref, "status": status, "problem": body})
+        # The answer first, then what the action caused (a read of the news waits for it), so that a turn
+        # the answer shows (the player won the trick and leads) is not shown again by a turn frame.
+        async with self.reading:
+            status, body = await in_thread(act)(player=self.player, match_id=self.match_id, frame=frame)
+            ref = frame.get("ref")
+            if status < 400:
+                if body.get("legal_actions"):
+                    self.turn_seq = max(self.turn_seq, body["seq"])
+                await self.send_json({"type": "result", "ref": ref, "status": status, "match": body})
+            else:
+                await self.send_json({"type": "error", "ref": ref, "status": status, "problem": body})
 
     def _leave(self) -> None:
         if self.slot is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
@@ -319,10 +320,22 @@ def test_actions_have_the_meaning_codes_and_idempotency_of_POST_actions():
     run(scenario)
 
 
-def test_a_match_against_a_bot_is_played_to_its_end_over_the_socket_alone():
+@pytest.mark.parametrize("slow_answer", [False, True])
+def test_a_match_against_a_bot_is_played_to_its_end_over_the_socket_alone(monkeypatch, slow_answer):
     """The socket shows the seat its view each time the events leave the match at its turn (after the
     bots' turns, and on connecting): enough to play with no HTTP read. Once a seq, at the seq of the last
-    event sent, equal to ``GET /matches/{id}`` then, and no card the seat could not see."""
+    event sent, equal to ``GET /matches/{id}`` then, and no card the seat could not see. ``slow_answer``:
+    the action's answer is handed back well after its news went out; the answer still comes first, and a
+    turn it shows (the player won the trick) is not shown again."""
+    if slow_answer:
+        acted = sockets.act
+
+        def act_then_pause(**kwargs: Any) -> Any:
+            answer = acted(**kwargs)
+            time.sleep(0.1)  # the news of the action, out at its commit, is read meanwhile
+            return answer
+
+        monkeypatch.setattr(sockets, "act", act_then_pause)
     me = new_player()
     body = {"variant": "dos", "options": {"games_to_win": 1}, "seed": 11,
             "seats": [{"player": "me"}, {"bot": "level-1"}]}  # fmt: skip
@@ -333,6 +346,7 @@ def test_a_match_against_a_bot_is_played_to_its_end_over_the_socket_alone():
         socket = await open_socket(match_id, me.token)
         await ready(socket)
         last_event, shown, answered, sent = 0, [], [], 0
+        pending = None  # the seq an action awaiting its answer was sent at
         while True:
             message = await socket.receive_output(5)
             if message["type"] == "websocket.close":
@@ -340,6 +354,7 @@ def test_a_match_against_a_bot_is_played_to_its_end_over_the_socket_alone():
                 break
             frame = json.loads(message["text"])
             if frame["type"] == "event":
+                assert pending is None or frame["event"]["seq"] <= pending, "an action's answer before its events"
                 last_event = frame["event"]["seq"]
                 continue
             view = frame["match"] if frame["type"] in ("turn", "result") else None
@@ -354,12 +369,14 @@ def test_a_match_against_a_bot_is_played_to_its_end_over_the_socket_alone():
                 validate("Match", view)
                 vis = await sync_to_async(Visibility)(match_id, 2)
                 assert_no_leak(vis, 0, view, view["seq"], "the turn frame")
+            if frame["type"] == "result":
+                pending = None
             if frame["type"] == "result" and view["legal_actions"]:
                 answered.append(view["seq"])  # the action won a trick: still the seat's turn
             if view["legal_actions"]:
                 action = {**view["legal_actions"][0], "expected_seq": view["seq"]}
                 await socket.send_json_to({"type": "action", "action": action, "ref": sent})
-                sent += 1
+                sent, pending = sent + 1, view["seq"]
         assert (await sync_to_async(me.get)(url)).json()["status"] == "finished"
         assert sent == len(shown) + len(answered) and len(shown) >= 5 and answered, (sent, shown, answered)
 
