@@ -18,7 +18,7 @@ The protocol (docs/clients.md, "Transports"): every frame is a JSON object with 
   is answered ``{"type": "result", "ref", "status": 200, "match": {…the caller's view…}}`` or
   ``{"type": "error", "ref", "status", "problem": {…the same problem details…}}``: the same service, the
   same codes, and the same ``Idempotency-Key`` records (a key retried over HTTP or the socket gets the
-  first answer).
+  first answer). The answer comes before the events the action caused.
 - The server closes with a code a client can act on (:data:`CLOSE_CODES`); before closing for a
   refusal it sends ``{"type": "error", "status", "problem"}``.
 
