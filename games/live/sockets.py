@@ -57,6 +57,7 @@ from games.turns import presence
 from players.authentication import MAX_TOKEN_LENGTH
 from players.models import Player
 from players.selectors import player_by_token
+from tute_api import json_codec
 from tute_api.errors import problem, problem_of
 from tute_api.idempotency import idempotency_for
 from tute_api.threads import in_thread
@@ -134,8 +135,9 @@ def act(*, player: Player, match_id: UUID, frame: dict[str, Any]) -> tuple[int, 
             raise exceptions.Throttled(throttle.wait())
         serializer = ActionInputSerializer(data=body)
         serializer.is_valid(raise_exception=True)
-        path = reverse("api_v1:match-actions", kwargs={"match_id": match_id})
-        idempotency = idempotency_for(frame.get("idempotency_key"), "POST", path, body)
+        key = frame.get("idempotency_key")
+        path = reverse("api_v1:match-actions", kwargs={"match_id": match_id}) if key is not None else ""
+        idempotency = idempotency_for(key, "POST", path, body)
 
         def respond() -> Response:
             played = services.match_act(
@@ -214,6 +216,15 @@ class AuthenticatedSocket(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await asyncio.sleep(AUTH_SECONDS)
         if self.player is None:
             await self._refuse(NO_TOKEN)
+
+    @classmethod
+    async def encode_json(cls, content: Any) -> str:
+        """A frame's JSON, compact, through orjson (a socket sends several frames an action); what orjson
+        cannot write (a client's ``ref`` of more than 64 bits) through ``json``."""
+        try:
+            return json_codec.dumps(content).decode()
+        except TypeError:
+            return await super().encode_json(content)  # type: ignore[no-any-return]
 
     @classmethod
     async def decode_json(cls, text_data: str) -> Any:

@@ -284,9 +284,9 @@ def test_actions_have_the_meaning_codes_and_idempotency_of_POST_actions():
         await me.send_json_to({"type": "action", "action": {**action, "expected_seq": 0}})
         stale = await me.receive_json_from(5)
         assert (stale["status"], stale["problem"]["code"], stale["ref"]) == (409, "stale_seq", None)
-        await me.send_json_to({"type": "action", "action": {"type": "fly"}})
+        await me.send_json_to({"type": "action", "action": {"type": "fly"}, "ref": 2**70})
         bad = await me.receive_json_from(5)
-        assert (bad["status"], bad["problem"]["code"]) == (400, "invalid")
+        assert (bad["status"], bad["problem"]["code"], bad["ref"]) == (400, "invalid", 2**70), "any ref echoed"
 
         # The legal action, with a key: the caller's view; the other seat hears the event.
         frame = {"type": "action", "action": action, "idempotency_key": "k-1", "ref": 7}
