@@ -105,14 +105,8 @@ def play(port: int, deadline: float, warmup_until: float, variant: str, options:
     waits: list[float] = out["waits"]
     lateness: list[float] = out["lateness"]
     due = time.perf_counter() + rng.uniform(0, interval)  # the clients' paces out of step with each other
-    status, player = client.call("POST", "/api/v1/players/", {"username": f"load{seed}-{secrets.token_hex(3)}"})
-    if status != 201:
-        out["errors"].append(f"create player: {status} {player}")
-        return
-    client.token = player["token"]
-    players = {"clasico": 4, "subastado": 3, "dos": 2, "subastado_parejas": 4}.get(variant, options.get("players", 4))
-    seats = [{"player": "me"}] + [{"bot": bots}] * (players - 1)
-    while time.monotonic() < deadline:
+    seats = _signed_up(client, seed, variant, options, bots, out)
+    while seats and time.monotonic() < deadline:
         status, view = client.call("POST", "/api/v1/matches/", {"variant": variant, "options": options, "seats": seats})
         if status != 201:
             out["errors"].append(f"create match: {status} {view}")
@@ -130,11 +124,7 @@ def play(port: int, deadline: float, warmup_until: float, variant: str, options:
             if waiting_since is not None and warmup_until <= time.monotonic() < deadline:
                 waits.append(time.perf_counter() - waiting_since)
             waiting_since = None
-            if think:
-                time.sleep(think)
-            if interval:
-                due += interval
-                time.sleep(max(0.0, due - time.perf_counter()))
+            due = _paced(think, interval, due)
             action = {**rng.choice(view["legal_actions"]), "expected_seq": view["seq"]}
             start = time.perf_counter()
             if interval and warmup_until <= time.monotonic() < deadline:
@@ -150,6 +140,30 @@ def play(port: int, deadline: float, warmup_until: float, variant: str, options:
             view = answer
         if view["status"] == "finished" and warmup_until <= time.monotonic() < deadline:  # in the window
             out["matches"] += 1
+
+
+def _signed_up(client: Client, seed: int, variant: str, options: dict[str, Any], bots: str,
+               out: dict[str, Any]) -> list[dict[str, Any]]:  # fmt: skip
+    """A new player for the client (its token kept by it), and the seats of its matches: the player and
+    bots; none (an error recorded) if the player could not be created."""
+    status, player = client.call("POST", "/api/v1/players/", {"username": f"load{seed}-{secrets.token_hex(3)}"})
+    if status != 201:
+        out["errors"].append(f"create player: {status} {player}")
+        return []
+    client.token = player["token"]
+    players = {"clasico": 4, "subastado": 3, "dos": 2, "subastado_parejas": 4}.get(variant, options.get("players", 4))
+    return [{"player": "me"}] + [{"bot": bots}] * (players - 1)
+
+
+def _paced(think: float, interval: float, due: float) -> float:
+    """Pause before an action: ``think`` seconds, then until its moment with a rate (``interval``); the
+    moment the next is due after."""
+    if think:
+        time.sleep(think)
+    if interval:
+        due += interval
+        time.sleep(max(0.0, due - time.perf_counter()))
+    return due
 
 
 #: Seconds a client playing over a socket waits for its turn (the bots' turns, a new match's deal) at most.
@@ -173,15 +187,9 @@ def play_socket(port: int, deadline: float, warmup_until: float, variant: str, o
     waits: list[float] = out["waits"]
     lateness: list[float] = out["lateness"]
     due = time.perf_counter() + rng.uniform(0, interval)
-    status, player = client.call("POST", "/api/v1/players/", {"username": f"load{seed}-{secrets.token_hex(3)}"})
-    if status != 201:
-        out["errors"].append(f"create player: {status} {player}")
-        return
-    client.token = player["token"]
+    seats = _signed_up(client, seed, variant, options, bots, out)
     auth = {"Authorization": f"Bearer {client.token}"}
-    players = {"clasico": 4, "subastado": 3, "dos": 2, "subastado_parejas": 4}.get(variant, options.get("players", 4))
-    seats = [{"player": "me"}] + [{"bot": bots}] * (players - 1)
-    while time.monotonic() < deadline:
+    while seats and time.monotonic() < deadline:
         status, created = client.call("POST", "/api/v1/matches/", {"variant": variant, "options": options,
                                                                    "seats": seats})  # fmt: skip
         if status != 201:
@@ -208,11 +216,7 @@ def play_socket(port: int, deadline: float, warmup_until: float, variant: str, o
                         continue
                     if waiting_since is not None and warmup_until <= time.monotonic() < deadline:
                         waits.append(max(0.0, time.perf_counter() - waiting_since))
-                    if think:
-                        time.sleep(think)
-                    if interval:
-                        due += interval
-                        time.sleep(max(0.0, due - time.perf_counter()))
+                    due = _paced(think, interval, due)
                     action = {**rng.choice(view["legal_actions"]), "expected_seq": view["seq"]}
                     ref += 1
                     start = time.perf_counter()
