@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import http.client
 import json
 import math
@@ -90,9 +91,10 @@ class Client:
 
 
 def play(port: int, deadline: float, warmup_until: float, variant: str, options: dict[str, Any], bots: str,
-         think: float, interval: float, seed: int, out: dict[str, Any]) -> None:  # fmt: skip
+         think: float, interval: float, seed: int, out: dict[str, Any], show: str = "move") -> None:  # fmt: skip
     """One client: play matches until the deadline, pausing ``think`` seconds before each action, as
-    a player choosing a card; record POST latencies and errors in ``out``.
+    a player choosing a card; record POST latencies and errors in ``out``. ``show``: the POSTs' ``?show=``
+    (``latest``: the answer has the quick bots' turns, the client's turn again, a wait of 0).
 
     ``interval`` (``--rate``): the client's actions are due every ``interval`` seconds from a random moment
     of its first interval (the clients out of step, as independent players are), each sent at its moment
@@ -129,7 +131,7 @@ def play(port: int, deadline: float, warmup_until: float, variant: str, options:
             start = time.perf_counter()
             if interval and warmup_until <= time.monotonic() < deadline:
                 lateness.append(max(0.0, start - due))
-            status, answer = client.call("POST", f"{url}/actions", action)
+            status, answer = client.call("POST", f"{url}/actions?show={show}", action)
             elapsed = client.answered - start  # the service's time, not the client's parsing of the answer
             if status != 200:
                 out["errors"].append(f"POST action: {status} {answer}")
@@ -137,6 +139,8 @@ def play(port: int, deadline: float, warmup_until: float, variant: str, options:
                 continue
             if warmup_until <= time.monotonic() < deadline:  # the window of the figures
                 latencies.append(elapsed)
+                if show == "latest" and answer["legal_actions"]:
+                    waits.append(0.0)  # the bots' turns came with the answer
             view = answer
         if view["status"] == "finished" and warmup_until <= time.monotonic() < deadline:  # in the window
             out["matches"] += 1
@@ -254,7 +258,7 @@ def client_process(port: int, threads: int, first_seed: int, deadline: float, wa
                    variant: str, options: dict[str, Any], bots: str, think: float, interval: float,
                    queue: Any, channel: str = "http") -> None:  # fmt: skip
     results = [{"latencies": [], "waits": [], "lateness": [], "errors": [], "matches": 0} for _ in range(threads)]
-    player = play_socket if channel == "socket" else play
+    player = {"socket": play_socket, "latest": functools.partial(play, show="latest")}.get(channel, play)
     workers = [
         threading.Thread(
             target=_guarded,
@@ -931,9 +935,10 @@ def main() -> None:
                         help="actions a second that the clients offer together, each client's due at a steady pace "
                              "(sent late, at once, when the client is behind): the latency at a given load, below "
                              "the saturation that clients without a pause reach (default 0: as fast as answered)")
-    parser.add_argument("--channel", choices=["http", "socket"], default="http",
-                        help="how the clients play: POST each action and long-poll the bots' answer (http), or "
-                        "over each match's WebSocket, an action frame and the turn frame that follows (socket)")
+    parser.add_argument("--channel", choices=["http", "latest", "socket"], default="http",
+                        help="how the clients play: POST each action and long-poll the bots' answer (http); POST "
+                        "each with ?show=latest, whose answer has the quick bots' turns (latest); or over each "
+                        "match's WebSocket, an action frame and the turn frame that follows (socket)")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--web-workers", type=int, default=0,
                         help="gunicorn's uvicorn worker processes (default: gunicorn.conf.py's: one per core)")

@@ -229,15 +229,27 @@ class MatchJoinApi(APIView):
 
 
 class MatchActionApi(APIView):
+    class QuerySerializer(FlatSerializer):
+        show = QueryChoice(
+            choices=["move", "latest"],
+            required=False,
+            default="move",
+            help_text="`move` (the default): the caller's view right after the action. `latest`: the view as the "
+            "action left the match, with the turns of the quick built-in bots recorded with it: against them, the "
+            "caller's turn again (its `legal_actions`), with no long poll; the events in between are those after "
+            "the action's `expected_seq`.",
+        )
+
     @extend_schema(
         operation_id="matches_actions_create",
         summary="Play: a card, a bid, a pass or a trump",
         description="One of the caller's `legal_actions`. Answers with the caller's view right after the "
         "action; the bots' turns that follow come after it (follow them with `GET /events?after=` "
         "or `GET /matches/{id}?after=&wait=`): the quick built-in bots' (level-1, level-2) are recorded with "
-        "the action, so those answer at once, the others' are played in the background.",
+        "the action, so those answer at once (`?show=latest` answers with them), the others' are played in the "
+        "background.",
         request=ACTION_REQUEST,
-        parameters=[MATCH_ID, IDEMPOTENCY_HEADER],
+        parameters=[MATCH_ID, QuerySerializer, IDEMPOTENCY_HEADER],
         responses={
             200: MatchSerializer,
             **problems(
@@ -261,8 +273,12 @@ class MatchActionApi(APIView):
         tags=["matches"],
     )
     def post(self, request: Request, match_id: UUID) -> Response:
+        query = self.QuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
         serializer = ActionInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        latest = query.validated_data["show"] == "latest"
+
         def act() -> Response:
             played = services.match_act(
                 player=request.user,
@@ -270,6 +286,8 @@ class MatchActionApi(APIView):
                 action=serializer.action(),
                 expected_seq=serializer.validated_data.get("expected_seq"),
             )
+            if latest:
+                return _match_answer(played.latest, played.seat, played.latest_state)
             return _match_answer(played.match, played.seat, played.state)
 
         return respond_once(request, act)

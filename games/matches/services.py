@@ -43,12 +43,16 @@ INVITE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 
 @dataclass(frozen=True)
 class Played:
-    """An action applied: the match as saved, the seat that acted, the engine state and its events."""
+    """An action applied: the match right after it, the seat that acted, the engine state then and the
+    action's events; ``latest`` and ``latest_state``: the match as saved, with the turns of the quick bots
+    recorded with the action (the same as ``match`` and ``state`` when none followed)."""
 
     match: Match
     seat: int
     state: engine.State
     events: list[engine.Event]
+    latest: Match
+    latest_state: engine.State
 
 
 # -- matches ------------------------------------------------------------------------------------
@@ -206,26 +210,27 @@ def match_act(
     except engine.EngineError as exc:
         raise engine_error(exc) from None
     mover = None if stand_in else news.Mover(str(player.pk), turn_seq, turn_began, timezone.now())
-    shown = _moves_record_with_quick_bots(match, state, events, mover=mover)
-    return Played(shown, seat, state, events)
+    shown, latest_state = _moves_record_with_quick_bots(match, state, events, mover=mover)
+    return Played(shown, seat, state, events, match, latest_state)
 
 
 def _moves_record_with_quick_bots(
     match: Match, state: engine.State, events: list[engine.Event], *, mover: news.Mover | None = None
-) -> Match:
+) -> tuple[Match, engine.State]:
     """Record a player's move (an action, a match's start) with the turns of the quick built-in bots that
-    follow it (:func:`_quick_bots_after`), in this transaction; returns the match right after the move,
-    as its answer shows it (the bots' events follow it in the log): ``match`` itself when no bot followed."""
+    follow it (:func:`_quick_bots_after`), in this transaction: ``match`` is then saved as it stands after
+    them. Returns the match right after the move, as its answer shows it (the bots' events follow it in
+    the log; ``match`` itself when no bot followed), and the state after the bots' turns."""
     followed = _quick_bots_after(match, state, events)
     if followed is None:
         moves_record(match, state, events, mover=mover)
-        return match
+        return match, state
     shown = copied(match)
     shown.seq, shown.turn = match.seq + len(events), engine.current_seat(state)
     after, bot_events = followed
     moves_record(match, after, [*events, *bot_events], mover=mover)
     shown.updated_at = match.updated_at
-    return shown
+    return shown, after
 
 
 def _quick_bots_after(
@@ -450,4 +455,4 @@ def _match_start(match: Match, *, first_dealer: int | None = None) -> tuple[Matc
     )
     match.status = MatchStatus.ACTIVE
     match.started_at = timezone.now()
-    return _moves_record_with_quick_bots(match, step.state, step.events), step.state
+    return _moves_record_with_quick_bots(match, step.state, step.events)[0], step.state

@@ -18,7 +18,8 @@ from games.matches import moves
 from games.matches.models import Event, Match
 from games.turns import builtin
 
-from .helpers import Api, choose, new_player
+from .helpers import Api, Visibility, assert_no_leak, choose, new_player
+from .openapi import validate
 
 pytestmark = pytest.mark.django_db
 
@@ -83,6 +84,48 @@ def test_the_answer_shows_the_match_right_after_the_action_and_a_retry_gives_it_
         assert again.status_code == 200 and again.json() == answer
         return
     pytest.fail("no action of the human was followed by the bots")
+
+
+def test_show_latest_answers_with_the_quick_bots_turns_and_a_match_is_played_with_posts_alone():
+    """``?show=latest``: the caller's view as the action left the match, the quick bots' turns recorded with it
+    (the body ``GET`` then gives, the caller's turn again), with no card the seat could not see; a whole match
+    played with nothing but its POSTs."""
+    me = new_player()
+    match_id = clasico(me, [{"player": "me"}, {"bot": "level-1"}, {"bot": "level-2"}, {"bot": "level-1"}])
+    url = f"/api/v1/matches/{match_id}"
+    view = me.get(url).json()
+    rng = random.Random(5)
+    moved_on = 0
+    for _ in range(200):
+        if view["status"] != "active":
+            break
+        action = {**choose(rng, view["legal_actions"]), "expected_seq": view["seq"]}
+        answer = me.post(f"{url}/actions?show=latest", action)
+        assert answer.status_code == 200, answer.content
+        latest = answer.json()
+        assert latest == me.get(url).json(), "the match as it stands"
+        validate("Match", latest)
+        vis = Visibility(match_id, 4)
+        assert_no_leak(vis, latest["my_seat"], latest, latest["seq"], "the latest view")
+        assert latest["legal_actions"] or latest["status"] != "active", "the quick bots answered inside"
+        moved_on += latest["seq"] > view["seq"] + 1  # bots played between
+        view = latest
+    assert view["status"] == "finished" and moved_on >= 3
+
+
+def test_show_takes_move_or_latest_and_anything_else_plays_nothing():
+    me = new_player()
+    match_id = clasico(me, [{"player": "me"}, {"bot": "level-1"}, {"bot": "level-1"}, {"bot": "level-1"}])
+    url = f"/api/v1/matches/{match_id}"
+    view = me.get(url).json()
+    action = {**view["legal_actions"][0], "expected_seq": view["seq"]}
+    for bad in ("everything", "", "LATEST"):
+        refused = me.post(f"{url}/actions?show={bad}", action)
+        assert refused.status_code == 400 and refused.json()["code"] == "invalid", refused.content
+        assert "show" in refused.json()["errors"], refused.content
+    assert me.get(url).json()["seq"] == view["seq"], "a refused request played nothing"
+    moved = me.post(f"{url}/actions?show=move", action)
+    assert moved.status_code == 200 and moved.json()["seq"] == view["seq"] + 1, "the view right after the card"
 
 
 def test_a_slower_level_is_queued_for_a_worker(queued: list[tuple[str, int]]):
