@@ -123,35 +123,32 @@ def test_clients_offered_a_rate_keep_to_it_and_say_how_late_they_sent() -> None:
     assert 0 <= late["p50"] <= late["p99"] and 0 <= late["late_share"] <= 1, late
 
 
-def test_clients_that_post_with_show_latest_need_no_long_poll_against_quick_bots() -> None:
-    """``--channel latest``: each action's answer has the quick bots' turns (``?show=latest``), so the client's
-    turn comes with it: the wait for the bots is 0 for most actions (a new match's first turn is long-polled)."""
+def _played_over(channel: str) -> dict[str, Any]:
+    """The figures of a short run of two clients playing over ``channel``, which must have made no error."""
     _services_or_skip()
     run = run_bounded(
         [sys.executable, "scripts/loadtest.py", "--clients", "2", "--seconds", "6", "--warmup", "1", "--channel",
-         "latest", "--port", str(services.free_port()), "--database", DATABASE, "--pgbench-seconds", "0",
+         channel, "--port", str(services.free_port()), "--database", DATABASE, "--pgbench-seconds", "0",
          "--web-workers", "1", "--json"],
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
-    figures = json.loads(run.stdout)
+    figures: dict[str, Any] = json.loads(run.stdout)
     assert figures["errors"] == 0, figures["error_samples"]
-    assert figures["channel"] == "latest" and figures["actions"] > 20 and figures["matches_finished"] >= 2, figures
+    assert figures["channel"] == channel and figures["actions"] > 20 and figures["matches_finished"] >= 2, figures
+    return figures
+
+
+def test_clients_that_post_with_show_latest_need_no_long_poll_against_quick_bots() -> None:
+    """``--channel latest``: each action's answer has the quick bots' turns (``?show=latest``), so the client's
+    turn comes with it: the wait for the bots is 0 for most actions (a new match's first turn is long-polled)."""
+    figures = _played_over("latest")
     assert figures["bot_turns_wait_ms"]["p50"] == 0, figures["bot_turns_wait_ms"]
 
 
 def test_clients_play_over_each_match_s_socket_with_no_http_read() -> None:
     """``--channel socket``: each match played over its WebSocket, the client's turns taken from the socket's
     ``turn`` frames (a client waiting for one that never came would time out: an error of the run)."""
-    _services_or_skip()
-    run = run_bounded(
-        [sys.executable, "scripts/loadtest.py", "--clients", "2", "--seconds", "6", "--warmup", "1", "--channel",
-         "socket", "--port", str(services.free_port()), "--database", DATABASE, "--pgbench-seconds", "0",
-         "--web-workers", "1", "--json"],
-    )  # fmt: skip
-    assert run.returncode == 0, run.stdout + run.stderr
-    figures = json.loads(run.stdout)
-    assert figures["errors"] == 0, figures["error_samples"]
-    assert figures["channel"] == "socket" and figures["actions"] > 20 and figures["matches_finished"] >= 2, figures
+    figures = _played_over("socket")
     latency, wait = figures["latency_ms"], figures["bot_turns_wait_ms"]
     assert 0 < latency["p50"] <= latency["p99"] and 0 <= wait["p50"] <= wait["p95"], figures
 
