@@ -19,9 +19,10 @@ see it (connection kept alive), the wait for the bots' turns, the count of error
 request, any unexpected status), and the CPU time the web server and the worker spent per action,
 with the share of the machine they got (the machine may be busy with other work). Clients that do not
 pause saturate the machine, whose queue then sets the latency; ``--rate`` offers a given load instead
-(each client's actions due at a steady pace), for the latency at that load. ``--channel socket`` plays
-each match over its WebSocket instead: an ``action`` frame, its ``result``, and the ``turn`` frame
-that the socket sends once the bots have played (docs/clients.md). Then, with the
+(each client's actions due at a steady pace), for the latency at that load. ``--channel latest`` posts
+each action with ``?show=latest``, whose answer has the quick bots' turns (one request a turn);
+``--channel socket`` plays each match over its WebSocket instead: an ``action`` frame, its ``result``,
+and the ``turn`` frame that the socket sends once the bots have played (docs/clients.md). Then, with the
 service stopped, the database's ceiling on the same server: pgbench running the statements an action
 makes (``PGBENCH_ACTION``, ``--pgbench-seconds``, as many clients), and the service's share of it.
 """
@@ -180,8 +181,8 @@ def play_socket(port: int, deadline: float, warmup_until: float, variant: str, o
     player and each match created over HTTP, then every action an ``action`` frame, and the view at the
     client's turn the socket's ``turn`` frame (docs/clients.md), with no HTTP read. ``latencies``: from an
     action frame sent to its ``result`` read; ``waits``: from that result (not the client's turn) to the
-    ``turn`` frame that follows the bots' turns (0 when it came first: the socket sends what it reads as
-    soon as the news comes, even before the thread of the action hands its answer back)."""
+    ``turn`` frame that follows the bots' turns (the socket answers an action before it sends what the
+    action caused; a turn read before the answer would count as no wait)."""
     from websockets.exceptions import ConnectionClosed
     from websockets.sync.client import connect
 
