@@ -357,8 +357,8 @@ def test_a_match_against_a_bot_is_played_to_its_end_over_the_socket_alone(monkey
                 assert pending is None or frame["event"]["seq"] <= pending, "an action's answer before its events"
                 last_event = frame["event"]["seq"]
                 continue
-            view = frame["match"] if frame["type"] in ("turn", "result") else None
             assert frame["type"] in ("turn", "result"), frame
+            view = frame["match"]
             if frame["type"] == "turn":
                 assert view["seq"] == last_event and view["legal_actions"], "at the last event sent, the seat's turn"
                 assert view["seq"] not in shown, "once a seq"
