@@ -147,13 +147,15 @@ def test_a_match_against_a_bot_leaves_no_garbage(settings: Any) -> None:
 
 
 def test_a_socket_leaves_no_garbage(table: Any) -> None:
-    """Opened after the match's last event, an action refused, closed."""
+    """Opened after the match's last event by the seat to act (its view sent), an action refused, closed."""
     url = f"/api/v1/matches/{table.match_id}"
     view = table.seats[0].get(url).json()
+    mover = table.seats[view["hand"]["turn"]]
 
     async def request() -> None:
-        socket = await open_socket(table.match_id, table.seats[0].token, f"?after={view['seq']}")
+        socket = await open_socket(table.match_id, mover.token, f"?after={view['seq']}")
         assert (await socket.receive_json_from(5))["type"] == "ready"
+        assert (await socket.receive_json_from(5))["type"] == "turn"
         await socket.send_json_to({"type": "action", "action": {"type": "fly"}})
         while (frame := await socket.receive_json_from(5))["type"] != "error":
             assert frame["type"] == "event", frame
