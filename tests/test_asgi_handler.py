@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from django.core.signals import request_started
+from django.http import HttpResponse
 
 from tute_api import asgi
 
@@ -167,6 +168,42 @@ def test_a_plain_answer_is_sent_before_its_response_closes_in_the_thread(monkeyp
     assert sent_at_close == [2], "the response closed (its steps ran) before the answer was sent"
     assert closed_in and closed_in[0] != threading.main_thread().name  # closed in the pool, before the call ended
     assert waited_for_the_loop == []
+
+
+@pytest.mark.parametrize(
+    ("method", "lane"),
+    [("GET", "READ"), ("HEAD", "READ"), ("OPTIONS", "READ"), ("POST", "MOVE"), ("PUT", "MOVE"),
+     ("PATCH", "MOVE"), ("DELETE", "MOVE")],
+)  # fmt: skip
+def test_a_request_that_may_change_something_goes_before_those_that_read(
+    monkeypatch: pytest.MonkeyPatch, method: str, lane: str
+) -> None:
+    """A player's move waited behind the reads and long polls queued in the pool (tute_api/threads.py)."""
+    lanes: list[object] = []
+    hop = asgi.in_pool
+
+    def in_pool(function: Any, **kwargs: Any) -> Any:
+        lanes.append(kwargs.get("lane"))
+        return hop(function, **kwargs)
+
+    monkeypatch.setattr(asgi, "in_pool", in_pool)
+
+    def app(environ: dict[str, Any], start_response: Any) -> Any:
+        start_response("204 No Content", [])
+        return HttpResponse(status=204)
+
+    async def call() -> None:
+        scope = {"type": "http", "method": method, "path": "/x", "query_string": b"", "headers": [],
+                 "http_version": "1.1", "scheme": "http", "root_path": "", "server": ("testserver", 80)}  # fmt: skip
+        requests = [{"type": "http.request", "body": b"", "more_body": False}]
+
+        async def send(message: dict[str, Any]) -> None:
+            pass
+
+        await asgi._Request(app)(scope, lambda: asyncio.sleep(0, requests.pop(0)), send)
+
+    asyncio.run(call())
+    assert lanes == [asgi.Lane[lane]]
 
 
 def test_a_response_whose_answer_was_not_sent_still_closes() -> None:
