@@ -1,6 +1,8 @@
 """GET /healthz (the process answers) and GET /readyz (database and broker reachable)."""
 
 import socket
+import time
+import uuid
 
 import pytest
 from django.conf import settings
@@ -147,3 +149,29 @@ def test_a_request_counts_against_its_limit_with_one_cache_call_once_its_window_
         answers = [client.get("/api/v1/variants/").status_code for _ in range(4)]
     assert answers == [200, 200, 200, 429]
     assert add.call_count == 1 and incr.call_count == 4  # the window's first request alone adds its key
+
+
+def test_in_redis_a_request_counts_against_its_limit_in_one_round_trip(client, settings):
+    """Django's Redis ``incr`` is two round trips (``EXISTS``, then ``INCR``), and the window's first request
+    made three: every request of a server with ``CACHE_URL=redis://…`` now makes one, and the count is the
+    cache's (``cache.get`` reads it)."""
+    from unittest import mock
+
+    from django.core.cache import caches
+    from redis.client import Pipeline, Redis
+
+    from tests import services
+
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": "3/h", "player": None}}
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": services.redis_url().rsplit("/", 1)[0] + "/9",
+                                   "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}}  # fmt: skip
+    with (
+        mock.patch.object(Redis, "execute_command", autospec=True, side_effect=Redis.execute_command) as single,
+        mock.patch.object(Pipeline, "execute", autospec=True, side_effect=Pipeline.execute) as pipelined,
+    ):
+        answers = [client.get("/api/v1/variants/").status_code for _ in range(4)]
+    assert answers == [200, 200, 200, 429]
+    assert (single.call_count, pipelined.call_count) == (0, 4)  # one round trip a request, none alone
+    window = int(time.time() // 3600) * 3600
+    assert caches["default"].get(f"throttle:anon:127.0.0.1:{window}") == 4

@@ -4,7 +4,9 @@ The rates are DRF's ``DEFAULT_THROTTLE_RATES`` (``THROTTLE_RATE_ANON`` and ``THR
 in the environment), read on every request so that a settings override takes effect at once.
 Each limit is a fixed window counted with one ``cache.incr`` per request (DRF's own throttles keep a
 list of timestamps per client, which grows with the rate). Counts live in Django's cache: per process
-with the default local-memory cache, shared by every server process with ``CACHE_URL=redis://…``.
+with the default local-memory cache, shared by every server process with ``CACHE_URL=redis://…``, where
+a request's count is one round trip (``SET NX EX`` and ``INCR`` sent together: Django's ``incr`` is two,
+``EXISTS`` then ``INCR``).
 
 A cache that is away does not stop play (docs/reliability.md): while it fails, the limits let every
 request through and say so in the log (a warning at most every :data:`OUTAGE_LOG_SECONDS` per process).
@@ -16,7 +18,8 @@ import logging
 import time
 from typing import Any
 
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
@@ -63,8 +66,18 @@ class _WindowThrottle(BaseThrottle):
 
 
 def _count(key: str, timeout: int) -> int:
-    """The window's count with this request: one ``incr`` once the window has begun; an ``add`` too for
-    the window's first request (the old code added before every ``incr``: a round trip more to Redis)."""
+    """The window's count with this request: in Redis, the key made if missing and counted in one round
+    trip; in another cache, one ``incr`` once the window has begun, an ``add`` too for the window's first
+    request."""
+    backend = caches["default"]
+    if isinstance(backend, RedisCache):
+        key = backend.make_and_validate_key(key)
+        # Django's own client for the key (its connection pool); a count is an integer, which Django's
+        # Redis cache stores unpickled, so that its get() reads what INCR counted.
+        pipeline = backend._cache.get_client(key, write=True).pipeline(transaction=False)
+        pipeline.set(key, 0, ex=timeout, nx=True)
+        pipeline.incr(key)
+        return int(pipeline.execute()[1])
     try:
         return int(cache.incr(key))
     except ValueError:  # the window's first request, or its key evicted
