@@ -31,7 +31,6 @@ from django.conf import settings  # noqa: E402
 from django.core.handlers.asgi import ASGIHandler  # noqa: E402
 from django.http import HttpResponseBase  # noqa: E402
 from django.utils.cache import patch_vary_headers  # noqa: E402
-from rest_framework.permissions import SAFE_METHODS  # noqa: E402
 
 from games.live import channels, deferred, shutdown, waits  # noqa: E402
 from games.live import routing as live_routing  # noqa: E402
@@ -44,6 +43,11 @@ from tute_api.threads import Lane, Signal, in_pool  # noqa: E402
 WAITING = re.compile(rb"(^|&)wait=[1-9]")
 
 
+#: A player's move: the path of ``POST /api/v1/matches/{id}/actions``, which goes before the other requests
+#: queued in the pool (:class:`~tute_api.threads.Lane`).
+MOVING = re.compile(r"^/api/v\d+/matches/[^/]+/actions/?$")
+
+
 #: How long a thread waits for the loop to send its answer before it closes the response anyway.
 SEND_WAIT_SECONDS = 5.0
 
@@ -51,7 +55,7 @@ SEND_WAIT_SECONDS = 5.0
 class _Request(WsgiToAsgiInstance):
     """A request that does not wait, run by Django's WSGI handler in one thread of the process's pool,
     as gunicorn's threads would (measured cheaper than Django's ASGI handler for the sync views:
-    docs/performance.md): one that may change something (a player's move) before those that read
+    docs/performance.md): a player's move (:data:`MOVING`) before the others queued
     (:class:`~tute_api.threads.Lane`). A plain answer is handed to the event loop
     in one call (waiting for each of its two sends cost two round trips between the thread and the loop);
     once the loop has sent it, the thread closes the response (``request_finished``: the steps after the
@@ -75,7 +79,7 @@ class _Request(WsgiToAsgiInstance):
             self.handed_over = False
             self.hand_over = lambda messages: loop.call_soon_threadsafe(answer.set_result, messages)
             self.sent = Signal()
-            lane = Lane.READ if scope["method"] in SAFE_METHODS else Lane.MOVE
+            lane = Lane.MOVE if scope["method"] == "POST" and MOVING.match(scope["path"]) else Lane.READ
             run = asyncio.ensure_future(in_pool(self._run, lane=lane)(body))
             try:
                 await asyncio.wait([run, answer], return_when=asyncio.FIRST_COMPLETED)

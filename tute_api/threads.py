@@ -6,11 +6,13 @@ setting was read by nobody and every process had Python's default (``min(32, cor
 
 The pool takes its work in three lanes (:class:`Lane`), each before the next: what delivers news to a
 client that waits for it (a long poll's answer once woken, a stream's or a socket's next read), then a
-player's move (a request that may change something, a socket's action), then any other work (a read, a
-long poll's first look, a step after a response). Under load the requests queue for the pool's threads:
-in one lane a woken stream's read waited behind them (40 to 70 ms at the median beside 5,000 idle
-connections, up to a second), and a move behind the long polls that idle clients renew (48 ms of queueing
-at the p99, of 75 ms in all: docs/performance.md). Both are short, and players wait for them.
+player's move (an action's ``POST``, a socket's action), then any other work (a read, a long poll's first
+look, another write). Under load the requests queue for the pool's threads: in one lane a woken stream's
+read waited behind them (40 to 70 ms at the median beside 5,000 idle connections, up to a second), and a
+move behind the long polls of the bots' answer and the reads (with 20 players who never pause, the POST's
+p99 was 66-74 ms, 42-53 with the moves first: docs/performance.md). Both are short, and players wait for
+them. (Every write in the moves' lane, a new match's start too, which is long, kept the moves' tail as it
+was.)
 
 A lane served after another starves while the other is never empty (with clients that never pause, the
 bots' answer, a long poll, waited up to a second: docs/performance.md), so the last lane's oldest call,
@@ -53,7 +55,7 @@ class Lane(enum.IntEnum):
     """The pool's lanes, in the order they are served."""
 
     NEWS = 0  #: a read that delivers news to a client that waits for it
-    MOVE = 1  #: a request that may change something (a method that is not safe), a socket's action
+    MOVE = 1  #: a player's move: an action's ``POST``, a socket's action
     READ = 2  #: any other work: a request that reads, a long poll's first look, a step after a response
 
 
