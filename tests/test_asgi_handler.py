@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from django.core.signals import request_started
-from django.http import HttpResponse
 
 from tute_api import asgi
 
@@ -168,57 +167,6 @@ def test_a_plain_answer_is_sent_before_its_response_closes_in_the_thread(monkeyp
     assert sent_at_close == [2], "the response closed (its steps ran) before the answer was sent"
     assert closed_in and closed_in[0] != threading.main_thread().name  # closed in the pool, before the call ended
     assert waited_for_the_loop == []
-
-
-ACTIONS = "/api/v1/matches/0b5e2c39-4a2e-4a47-9c1e-2f0f3b8d6a11/actions"
-
-
-@pytest.mark.parametrize(
-    ("method", "path", "lane"),
-    [("POST", ACTIONS, "MOVE"), ("POST", ACTIONS + "/", "MOVE"), ("GET", ACTIONS, "READ"),
-     ("POST", "/api/v1/matches/", "READ"), ("POST", "/api/v1/players/", "READ"), ("PUT", ACTIONS, "READ"),
-     ("DELETE", "/api/v1/matches/0b5e2c39-4a2e-4a47-9c1e-2f0f3b8d6a11", "READ"), ("GET", "/api/v1/matches/", "READ"),
-     ("POST", "/api/v1/matches/x/actions/other", "READ")],
-)  # fmt: skip
-def test_a_players_move_goes_before_the_other_requests(
-    monkeypatch: pytest.MonkeyPatch, method: str, path: str, lane: str
-) -> None:
-    """A player's move waited behind the reads and long polls queued in the pool (tute_api/threads.py);
-    the other writes (a new match, whose start is long) stay in the reads' lane: in front of the moves, they
-    kept the moves' tail as it was (docs/performance.md)."""
-    lanes: list[object] = []
-    hop = asgi.in_pool
-
-    def in_pool(function: Any, **kwargs: Any) -> Any:
-        lanes.append(kwargs.get("lane"))
-        return hop(function, **kwargs)
-
-    monkeypatch.setattr(asgi, "in_pool", in_pool)
-
-    def app(environ: dict[str, Any], start_response: Any) -> Any:
-        start_response("204 No Content", [])
-        return HttpResponse(status=204)
-
-    async def call() -> None:
-        scope = {"type": "http", "method": method, "path": path, "query_string": b"", "headers": [],
-                 "http_version": "1.1", "scheme": "http", "root_path": "", "server": ("testserver", 80)}  # fmt: skip
-        requests = [{"type": "http.request", "body": b"", "more_body": False}]
-
-        async def send(message: dict[str, Any]) -> None:
-            pass
-
-        await asgi._Request(app)(scope, lambda: asyncio.sleep(0, requests.pop(0)), send)
-
-    asyncio.run(call())
-    assert lanes == [asgi.Lane[lane]]
-
-
-def test_the_moves_lane_knows_the_actions_route() -> None:
-    """The route of a player's move, as the URL configuration makes it, is what the handler puts first."""
-    from django.urls import reverse
-
-    path = reverse("api_v1:match-actions", kwargs={"match_id": "0b5e2c39-4a2e-4a47-9c1e-2f0f3b8d6a11"})
-    assert asgi.MOVING.match(path), path
 
 
 def test_a_response_whose_answer_was_not_sent_still_closes() -> None:

@@ -36,16 +36,11 @@ from games.live import channels, deferred, shutdown, waits  # noqa: E402
 from games.live import routing as live_routing  # noqa: E402
 from games.lobby import routing as lobby_routing  # noqa: E402
 from tute_api import cycles, stock_middleware  # noqa: E402
-from tute_api.threads import Lane, Signal, in_pool  # noqa: E402
+from tute_api.threads import Signal, in_pool  # noqa: E402
 
 #: A long poll: ``wait=`` in the query of a request under ``/api/`` (the admin's pages, which use sessions,
 #: never wait: tute_api/stock_middleware.py).
 WAITING = re.compile(rb"(^|&)wait=[1-9]")
-
-
-#: A player's move: the path of ``POST /api/v1/matches/{id}/actions``, which goes before the other requests
-#: queued in the pool (:class:`~tute_api.threads.Lane`).
-MOVING = re.compile(r"^/api/v\d+/matches/[^/]+/actions/?$")
 
 
 #: How long a thread waits for the loop to send its answer before it closes the response anyway.
@@ -55,12 +50,11 @@ SEND_WAIT_SECONDS = 5.0
 class _Request(WsgiToAsgiInstance):
     """A request that does not wait, run by Django's WSGI handler in one thread of the process's pool,
     as gunicorn's threads would (measured cheaper than Django's ASGI handler for the sync views:
-    docs/performance.md): a player's move (:data:`MOVING`) before the others queued
-    (:class:`~tute_api.threads.Lane`). A plain answer is handed to the event loop
-    in one call (waiting for each of its two sends cost two round trips between the thread and the loop);
-    once the loop has sent it, the thread closes the response (``request_finished``: the steps after the
-    response, such as the bots' turns, the database connection given back). A streamed answer is sent
-    chunk by chunk, at the client's pace."""
+    docs/performance.md). A plain answer is handed to the event loop in one call (waiting for each of
+    its two sends cost two round trips between the thread and the loop); once the loop has sent it, the
+    thread closes the response (``request_finished``: the steps after the response, such as the bots'
+    turns, the database connection given back). A streamed answer is sent chunk by chunk, at the
+    client's pace."""
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         self.scope = scope
@@ -79,8 +73,7 @@ class _Request(WsgiToAsgiInstance):
             self.handed_over = False
             self.hand_over = lambda messages: loop.call_soon_threadsafe(answer.set_result, messages)
             self.sent = Signal()
-            lane = Lane.MOVE if scope["method"] == "POST" and MOVING.match(scope["path"]) else Lane.READ
-            run = asyncio.ensure_future(in_pool(self._run, lane=lane)(body))
+            run = asyncio.ensure_future(in_pool(self._run)(body))
             try:
                 await asyncio.wait([run, answer], return_when=asyncio.FIRST_COMPLETED)
                 if self.handed_over:  # (set in the thread before the answer is handed over, or run is done)

@@ -4,20 +4,14 @@ One pool of ``ASGI_THREADS`` threads per server process (8 by default). uvicorn,
 sized the event loop's default pool by ``ASGI_THREADS``: before this module had a pool of its own, the
 setting was read by nobody and every process had Python's default (``min(32, cores + 4)``: 6 here).
 
-The pool takes its work in three lanes (:class:`Lane`), each before the next: what delivers news to a
-client that waits for it (a long poll's answer once woken, a stream's or a socket's next read), then a
-player's move (an action's ``POST``, a socket's action), then any other work (a read, a long poll's first
-look, another write). Under load the requests queue for the pool's threads: in one lane a woken stream's
-read waited behind them (40 to 70 ms at the median beside 5,000 idle connections, up to a second), and a
-move behind the long polls of the bots' answer and the reads (with 20 players who never pause, the POST's
-p99 was 66-74 ms, 42-53 with the moves first: docs/performance.md). Both are short, and players wait for
-them. (Every write in the moves' lane, a new match's start too, which is long, kept the moves' tail as it
-was.)
-
-A lane served after another starves while the other is never empty (with clients that never pause, the
-bots' answer, a long poll, waited up to a second: docs/performance.md), so the last lane's oldest call,
-once it has waited ``ASGI_READ_WAIT_MS`` (50 ms by default), goes before the moves. (Moves before news
-cut the moves' queueing more, and stretched the fan-out's tail: docs/performance.md.)
+The pool takes its work in two lanes: what delivers news to a client that waits for it (a long poll's
+answer once woken, a stream's or a socket's next read: :func:`in_thread` with ``news=True``) before any
+other work (a new request). Under load the requests queue for the pool's threads, and in one lane a
+woken stream's read waited behind them (40 to 70 ms at the median beside 5,000 idle connections, up to a
+second: docs/performance.md); such reads are short and the players are waiting for them. (A third lane,
+for the moves before the other requests or for the long polls' first looks after them, was measured and
+not kept: a lane served after another starves under load, and the bots' answer, a long poll, waited up
+to a second: docs/performance.md.)
 
 A hop into the pool is a call submitted with the caller's context copied and its future awaited (as
 ``loop.run_in_executor`` does), not asgiref's ``sync_to_async``: the same thread, context and
@@ -32,11 +26,9 @@ import asyncio
 import atexit
 import contextlib
 import contextvars
-import enum
 import functools
 import os
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -47,28 +39,15 @@ from django.db import connection
 #: Threads for sync code per server process: the requests that do not wait, the waits' and sockets' reads.
 THREADS = int(os.environ.get("ASGI_THREADS", "8"))
 
-#: How long the oldest call of the last lane (a read) may wait while moves go before it.
-READ_WAIT_SECONDS = float(os.environ.get("ASGI_READ_WAIT_MS", "50")) / 1000
-
-
-class Lane(enum.IntEnum):
-    """The pool's lanes, in the order they are served."""
-
-    NEWS = 0  #: a read that delivers news to a client that waits for it
-    MOVE = 1  #: a player's move: an action's ``POST``, a socket's action
-    READ = 2  #: any other work: a request that reads, a long poll's first look, a step after a response
-
 
 class LanePool:
-    """``threads`` threads (started as work comes) that run calls, those of a lane (:class:`Lane`) before
-    any of the next, each lane in the order given, but for a read that has waited ``read_wait`` seconds:
-    it goes before the moves. At the interpreter's exit, the work queued or running is finished first (as
-    ``ThreadPoolExecutor`` does)."""
+    """``threads`` threads (started as work comes) that run calls, those of the first lane before any
+    of the second, each lane in the order given. At the interpreter's exit, the work queued or running
+    is finished first (as ``ThreadPoolExecutor`` does)."""
 
-    def __init__(self, threads: int, name: str, *, read_wait: float = READ_WAIT_SECONDS) -> None:
-        self._threads, self._name, self._read_wait = threads, name, read_wait
-        #: Per lane, the calls queued: (future, call, when queued)
-        self._lanes: tuple[deque[tuple[Future[Any], Callable[[], Any], float]], ...] = tuple(deque() for _ in Lane)
+    def __init__(self, threads: int, name: str) -> None:
+        self._threads, self._name = threads, name
+        self._lanes: tuple[deque[tuple[Future[Any], Callable[[], Any]]], ...] = (deque(), deque())
         self._ready = threading.Condition(threading.Lock())
         self._started = 0  # threads started
         self._idle = 0
@@ -76,13 +55,13 @@ class LanePool:
         self._exiting = False
         atexit.register(self._finish)
 
-    def submit(self, call: Callable[[], Any], *, lane: Lane = Lane.READ) -> Future[Any]:
+    def submit(self, call: Callable[[], Any], *, first: bool = False) -> Future[Any]:
         future: Future[Any] = Future()
         with self._ready:
-            self._lanes[lane].append((future, call, time.monotonic()))
+            self._lanes[0 if first else 1].append((future, call))
             # More queued than idle threads to take it (a thread woken but not yet back counts as idle):
             # one more thread, up to the pool's size.
-            if sum(map(len, self._lanes)) > self._idle and self._started < self._threads:
+            if len(self._lanes[0]) + len(self._lanes[1]) > self._idle and self._started < self._threads:
                 threading.Thread(target=self._work, name=f"{self._name}_{self._started}", daemon=True).start()
                 self._started += 1
             if self._idle:
@@ -92,11 +71,11 @@ class LanePool:
     def _work(self) -> None:
         while True:
             with self._ready:
-                while not any(self._lanes):
+                while not (self._lanes[0] or self._lanes[1]):
                     self._idle += 1
                     self._ready.wait()
                     self._idle -= 1
-                future, call, _ = self._next().popleft()
+                future, call = (self._lanes[0] or self._lanes[1]).popleft()
                 self._busy += 1
             try:
                 if future.set_running_or_notify_cancel():
@@ -112,31 +91,22 @@ class LanePool:
                     if self._exiting:  # _finish waits for the last call
                         self._ready.notify_all()
 
-    def _next(self) -> deque[tuple[Future[Any], Callable[[], Any], float]]:
-        """The lane to take a call from (one is not empty): the first that is not, but for a read that has
-        waited ``read_wait``, which goes before the moves."""
-        news, moves, reads = self._lanes
-        if news:
-            return news
-        if moves and not (reads and time.monotonic() - reads[0][2] >= self._read_wait):
-            return moves
-        return reads
-
     def _finish(self, timeout: float = 30.0) -> None:
         with self._ready:
             self._exiting = True
-            self._ready.wait_for(lambda: not (any(self._lanes) or self._busy), timeout)
+            self._ready.wait_for(lambda: not (self._lanes[0] or self._lanes[1] or self._busy), timeout)
 
 
 _pool = LanePool(THREADS, "sync")
 
 
-def in_pool(function: Callable[..., Any], *, lane: Lane = Lane.READ) -> Callable[..., Any]:
-    """``function`` as a coroutine, run in the process's pool of threads, as it is, in ``lane``."""
+def in_pool(function: Callable[..., Any], *, news: bool = False) -> Callable[..., Any]:
+    """``function`` as a coroutine, run in the process's pool of threads, as it is; ``news``: in the first
+    lane, before the requests queued (a read that delivers news to a client that waits for it)."""
 
     async def hop(*args: Any, **kwargs: Any) -> Any:
         call = functools.partial(contextvars.copy_context().run, function, *args, **kwargs)
-        done = asyncio.wrap_future(_pool.submit(call, lane=lane))
+        done = asyncio.wrap_future(_pool.submit(call, first=news))
         try:
             return await asyncio.shield(done)
         except asyncio.CancelledError:
@@ -148,9 +118,9 @@ def in_pool(function: Callable[..., Any], *, lane: Lane = Lane.READ) -> Callable
     return hop
 
 
-def in_thread(function: Callable[..., Any], *, lane: Lane = Lane.READ) -> Callable[..., Any]:
+def in_thread(function: Callable[..., Any], *, news: bool = False) -> Callable[..., Any]:
     """``function`` as a coroutine, run in the process's pool of threads, its database connection given
-    back after, in ``lane`` (:func:`in_pool`). Not asgiref's thread-sensitive
+    back after; ``news``: in the pool's first lane (:func:`in_pool`). Not asgiref's thread-sensitive
     default: under Django's ASGI handler that gives each request a thread of its own for as long as the
     request lasts, a waiting one too."""
 
@@ -161,7 +131,7 @@ def in_thread(function: Callable[..., Any], *, lane: Lane = Lane.READ) -> Callab
             if not connection.in_atomic_block:
                 connection.close()  # back to the pool, if any
 
-    return in_pool(run, lane=lane)
+    return in_pool(run, news=news)
 
 
 class Signal:
