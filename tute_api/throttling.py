@@ -18,7 +18,7 @@ import logging
 import time
 from typing import Any
 
-from django.core.cache import cache, caches
+from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
@@ -79,11 +79,11 @@ def _count(key: str, timeout: int) -> int:
         pipeline.incr(key)
         return int(pipeline.execute()[1])
     try:
-        return int(cache.incr(key))
+        return int(backend.incr(key))
     except ValueError:  # the window's first request, or its key evicted
-        if cache.add(key, 1, timeout):
+        if backend.add(key, 1, timeout):
             return 1
-        return int(cache.incr(key))  # another request began the window in between
+        return int(backend.incr(key))  # another request began the window in between
 
 
 def _log_outage(exc: Exception) -> None:
