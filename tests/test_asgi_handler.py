@@ -6,6 +6,7 @@ when it must wait; an event stream keeps the ASGI handler."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -156,17 +157,31 @@ def test_a_plain_answer_is_sent_before_its_response_closes_in_the_thread(monkeyp
             await asyncio.sleep(0.05)  # a slow write
         sent.append(message)
 
+    woken: list[object] = []
+
     async def call() -> None:
+        loop = asyncio.get_running_loop()
+        call_soon_threadsafe = loop.call_soon_threadsafe
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            woken.append(args)
+            return call_soon_threadsafe(*args, **kwargs)
+
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
         scope = {"type": "http", "method": "GET", "path": "/x", "query_string": b"", "headers": [],
                  "http_version": "1.1", "scheme": "http", "root_path": "", "server": ("testserver", 80)}  # fmt: skip
         requests = [{"type": "http.request", "body": b"", "more_body": False}]
-        await asgi._Request(app)(scope, lambda: asyncio.sleep(0, requests.pop(0)), send)
+        request = asgi._Request(app)
+        await request(scope, lambda: asyncio.sleep(0, requests.pop(0)), send)
+        request.done.result(timeout=5)  # the thread's steps after the response, which nobody awaits
+        await asyncio.sleep(0.05)  # a wake the thread's end would have sent
 
     asyncio.run(call())
     assert [m.get("body") for m in sent] == [None, b"ab"]
     assert sent_at_close == [2], "the response closed (its steps ran) before the answer was sent"
-    assert closed_in and closed_in[0] != threading.main_thread().name  # closed in the pool, before the call ended
+    assert closed_in and closed_in[0] != threading.main_thread().name  # closed in the pool
     assert waited_for_the_loop == []
+    assert len(woken) == 1, "the thread woke the loop more than once: its answer, then its end"
 
 
 def test_a_response_whose_answer_was_not_sent_still_closes() -> None:
@@ -188,11 +203,68 @@ def test_a_response_whose_answer_was_not_sent_still_closes() -> None:
         scope = {"type": "http", "method": "GET", "path": "/x", "query_string": b"", "headers": [],
                  "http_version": "1.1", "scheme": "http", "root_path": "", "server": ("testserver", 80)}  # fmt: skip
         requests = [{"type": "http.request", "body": b"", "more_body": False}]
+        request = asgi._Request(app)
         with pytest.raises(OSError):
-            await asyncio.wait_for(asgi._Request(app)(scope, lambda: asyncio.sleep(0, requests.pop(0)), send), 2)
+            await asyncio.wait_for(request(scope, lambda: asyncio.sleep(0, requests.pop(0)), send), 2)
+        request.done.result(timeout=2)
 
     asyncio.run(call())
     assert closed == [True]
+
+
+def _plain_call(app: Any) -> tuple[asgi._Request, list[dict[str, Any]], BaseException | None]:
+    """``app`` served once by the bridge: the request, the messages sent and what the call raised."""
+    sent: list[dict[str, Any]] = []
+    raised: list[BaseException] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    request = asgi._Request(app)
+
+    async def call() -> None:
+        scope = {"type": "http", "method": "GET", "path": "/x", "query_string": b"", "headers": [],
+                 "http_version": "1.1", "scheme": "http", "root_path": "", "server": ("testserver", 80)}  # fmt: skip
+        requests = [{"type": "http.request", "body": b"", "more_body": False}]
+        try:
+            await asyncio.wait_for(request(scope, lambda: asyncio.sleep(0, requests.pop(0)), send), 5)
+        except Exception as exc:  # noqa: BLE001 - the test reads it
+            raised.append(exc)
+        with contextlib.suppress(Exception):
+            request.done.result(timeout=5)
+
+    asyncio.run(call())
+    return request, sent, raised[0] if raised else None
+
+
+def test_an_application_that_fails_before_its_answer_fails_the_call() -> None:
+    """What the server's own error handling sees (a 500 and a log), as when the call awaited the thread."""
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        raise ValueError("broken")
+
+    request, sent, raised = _plain_call(app)
+    assert isinstance(raised, ValueError) and sent == []
+    assert isinstance(request.done.exception(), ValueError)
+
+
+def test_a_failure_after_the_answer_was_handed_over_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    """Nobody awaits the thread once it has handed its answer over: what fails in the steps after the
+    response (its close) is logged there, and the answer was sent."""
+
+    class Failing(list[bytes]):
+        def close(self) -> None:
+            raise RuntimeError("a step after the response")
+
+    def app(environ: dict[str, Any], start_response: Any) -> Failing:
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return Failing([b"a"])
+
+    with caplog.at_level("ERROR", logger="tute_api.asgi"):
+        request, sent, raised = _plain_call(app)
+    assert raised is None and [m.get("body") for m in sent] == [None, b"a"]
+    assert isinstance(request.done.exception(), RuntimeError)
+    assert [r.getMessage() for r in caplog.records] == ["A request failed after its answer was handed over"]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -21,6 +21,8 @@ get_asgi_application()  # first: it sets Django up before anything imports model
 
 import asyncio  # noqa: E402
 import contextlib  # noqa: E402
+import functools  # noqa: E402
+import logging  # noqa: E402
 import re  # noqa: E402
 from tempfile import SpooledTemporaryFile  # noqa: E402
 
@@ -36,11 +38,13 @@ from games.live import channels, deferred, shutdown, waits  # noqa: E402
 from games.live import routing as live_routing  # noqa: E402
 from games.lobby import routing as lobby_routing  # noqa: E402
 from tute_api import cycles, stock_middleware  # noqa: E402
-from tute_api.threads import Signal, in_pool  # noqa: E402
+from tute_api.threads import Signal, start_in_pool  # noqa: E402
 
 #: A long poll: ``wait=`` in the query of a request under ``/api/`` (the admin's pages, which use sessions,
 #: never wait: tute_api/stock_middleware.py).
 WAITING = re.compile(rb"(^|&)wait=[1-9]")
+
+logger = logging.getLogger(__name__)
 
 
 #: How long a thread waits for the loop to send its answer before it closes the response anyway.
@@ -53,8 +57,9 @@ class _Request(WsgiToAsgiInstance):
     docs/performance.md). A plain answer is handed to the event loop in one call (waiting for each of
     its two sends cost two round trips between the thread and the loop); once the loop has sent it, the
     thread closes the response (``request_finished``: the steps after the response, such as the bots'
-    turns, the database connection given back). A streamed answer is sent chunk by chunk, at the
-    client's pace."""
+    turns, the database connection given back), and this call has returned: nobody awaits the thread's
+    end, which would wake the loop a second time (about 80 µs of CPU a request, docs/performance.md).
+    A streamed answer is sent chunk by chunk, at the client's pace."""
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         self.scope = scope
@@ -68,20 +73,26 @@ class _Request(WsgiToAsgiInstance):
                     break
             body.seek(0)
             loop = asyncio.get_running_loop()
-            answer: asyncio.Future[list[dict[str, Any]]] = loop.create_future()
+            handed: asyncio.Future[Any] = loop.create_future()
             self.sync_send = AsyncToSync(send)
-            self.handed_over = False
-            self.hand_over = lambda messages: loop.call_soon_threadsafe(answer.set_result, messages)
+            self.hand_over = functools.partial(_hand_over, loop, handed)
             self.sent = Signal()
-            run = asyncio.ensure_future(in_pool(self._run)(body))
+            # The thread wakes the loop once, with what it hands over; its end wakes nobody (a plain
+            # answer's steps after the response run once the loop has sent it, after this call returns).
+            self.done = start_in_pool(self._run, body)
             try:
-                await asyncio.wait([run, answer], return_when=asyncio.FIRST_COMPLETED)
-                if self.handed_over:  # (set in the thread before the answer is handed over, or run is done)
-                    for message in await self.messages(await answer, receive):
+                handed_over = await handed
+                if handed_over is not None:
+                    for message in await self.messages(handed_over, receive):
                         await send(message)
+            except asyncio.CancelledError:
+                # The thread cannot be stopped: let it finish (it may read the body) before the
+                # cancellation goes on.
+                self.sent.set()
+                await asyncio.wait([asyncio.wrap_future(self.done)])
+                raise
             finally:
                 self.sent.set()  # sent, or never to be: the thread closes the response
-                await run  # closed: its steps after the response have run
 
     async def messages(self, handed: Any, receive: Any) -> list[dict[str, Any]]:
         """What to send for what the thread handed over (here, the messages themselves)."""
@@ -97,27 +108,57 @@ class _Request(WsgiToAsgiInstance):
         super().start_response(status, [(name, value.strip()) for name, value in response_headers], exc_info)
 
     def _run(self, body: Any) -> None:
-        response = self.wsgi_application(self.build_environ(self.scope, body), self.start_response)
+        """In a thread: hands the loop over, once, the answer's messages (a plain answer), the response
+        for the loop to wait (a long poll that must wait), None once a streamed answer is sent, or the
+        exception that failed the request before any of these."""
+        handed = False
         try:
-            if self.must_wait(response):
-                self.handed_over = True
-                self.hand_over(response)  # and closed at once: its steps after the response run now
-            elif getattr(response, "streaming", False):
-                self.sync_send(self.response_start)
-                for chunk in response:
-                    if chunk:
-                        self.sync_send({"type": "http.response.body", "body": chunk, "more_body": True})
-                self.sync_send({"type": "http.response.body"})
-            else:
-                content = b"".join(response)
-                self.handed_over = True
-                self.hand_over([self.response_start, {"type": "http.response.body", "body": content}])
-                # The steps after the response (its close: request_finished) begin once the loop has sent
-                # it: run at once, they would hold the interpreter that the loop needs to send it. (Bounded:
-                # a client that reads slowly, or a loop stopped mid-send, does not keep the thread.)
-                self.sent.wait(SEND_WAIT_SECONDS)
-        finally:
-            response.close()
+            response = self.wsgi_application(self.build_environ(self.scope, body), self.start_response)
+            try:
+                if self.must_wait(response):
+                    handed = True
+                    self.hand_over(response)  # and closed at once: its steps after the response run now
+                elif getattr(response, "streaming", False):
+                    self.sync_send(self.response_start)
+                    for chunk in response:
+                        if chunk:
+                            self.sync_send({"type": "http.response.body", "body": chunk, "more_body": True})
+                    self.sync_send({"type": "http.response.body"})
+                else:
+                    content = b"".join(response)
+                    handed = True
+                    self.hand_over([self.response_start, {"type": "http.response.body", "body": content}])
+                    # The steps after the response (its close: request_finished) begin once the loop has
+                    # sent it: run at once, they would hold the interpreter that the loop needs to send it.
+                    # (Bounded: a client that reads slowly, or a loop stopped mid-send, does not keep the
+                    # thread.)
+                    self.sent.wait(SEND_WAIT_SECONDS)
+            finally:
+                response.close()
+        except BaseException as exc:
+            if not handed:
+                self.hand_over(exc)  # raised in the loop, as the server's own error
+            else:  # the answer is gone: nobody awaits this thread
+                logger.exception("A request failed after its answer was handed over")
+            raise
+        if not handed:
+            self.hand_over(None)  # a streamed answer, sent and closed
+
+
+def _hand_over(loop: asyncio.AbstractEventLoop, handed: asyncio.Future[Any], what: Any) -> None:
+    """From a thread: ``what`` (an exception: raised) to the coroutine that awaits ``handed``, if it still
+    does (a cancelled request's, or a stopped loop's, does not)."""
+    with contextlib.suppress(RuntimeError):  # the loop is closed
+        loop.call_soon_threadsafe(_settle, handed, what)
+
+
+def _settle(handed: asyncio.Future[Any], what: Any) -> None:
+    if handed.done():  # cancelled
+        return
+    if isinstance(what, BaseException):
+        handed.set_exception(what)
+    else:
+        handed.set_result(what)
 
 
 class _LongPoll(_Request):
