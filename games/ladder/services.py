@@ -24,6 +24,7 @@ from games.matches.models import Match, MatchStatus
 from games.matches.services import match_create
 from players.models import Player
 
+from . import selectors
 from .errors import ErrorCode, NotFound
 from .models import LadderBest, LadderMatch, LadderRun, MatchResult, RunEnd, RunState
 
@@ -60,7 +61,7 @@ def run_advance(*, match_id: UUID | str) -> LadderRun | None:
 
     Every match that ends asks (``games.ladder.news``): one that is no ladder match costs one read, and
     no transaction."""
-    entry = LadderMatch.objects.filter(match_id=match_id).first()
+    entry = selectors.ladder_match_of(match_id=match_id)
     return None if entry is None else _run_advance(entry)
 
 

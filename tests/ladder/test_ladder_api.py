@@ -233,3 +233,19 @@ def test_a_match_that_is_no_ladder_match_ends_with_one_read_and_no_transaction()
     with wire() as sent:
         assert services.run_advance(match_id=uuid.uuid4()) is None
     assert len(sent) == 1 and sent[0].startswith("SELECT"), sent
+    # In plain SQL: the ORM's first() ordered it (the model's ordering), and spent more CPU building it
+    # than the database answering it.
+    assert "ORDER BY" not in sent[0] and "LIMIT" not in sent[0], sent
+
+
+def test_the_ladder_entry_of_a_match_is_found_by_its_id_and_none_for_another_match() -> None:
+    import uuid
+
+    me = new_player()
+    run = start(me)
+    match_id = run["match"]["id"]
+    entry = selectors.ladder_match_of(match_id=match_id)
+    assert entry is not None and entry == LadderMatch.objects.get(match_id=match_id)
+    assert (entry.number, str(entry.run_id), entry.result) == (1, run["id"], "")
+    assert selectors.ladder_match_of(match_id=uuid.UUID(match_id)) == entry
+    assert selectors.ladder_match_of(match_id=uuid.uuid4()) is None
