@@ -42,6 +42,7 @@ import re
 import secrets
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -50,6 +51,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
@@ -61,34 +64,95 @@ REDIS_URL = f"redis://{HOST}:6379/2"
 
 
 class Client:
-    """One player over one kept-alive HTTP connection."""
+    """One player over one kept-alive HTTP/1.1 connection, written and read on a plain socket. The clients
+    run on the service's cores: ``http.client`` (its request assembled header by header, the answer's
+    headers parsed by the ``email`` package) and ``json`` cost them about twice this client's CPU per
+    request, taken from the service (docs/performance.md)."""
 
-    def __init__(self, port: int):
-        self.port = port
-        self.connection = http.client.HTTPConnection(HOST, port, timeout=30)
+    def __init__(self, port: int, timeout: float = 30):
+        self.port, self.timeout = port, timeout
         self.token = ""
         self.answered = 0.0  # perf_counter() when the last answer had been read, before it is parsed
+        self._socket: socket.socket | None = None
+        self._buffer = b""  # read past the last answer (nothing, unless the server sent more)
 
     def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        headers = {"Content-Type": "application/json"}
+        data = orjson.dumps(body) if body is not None else b""
+        head = (f"{method} {path} HTTP/1.1\r\nHost: {HOST}:{self.port}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(data)}\r\n")  # fmt: skip
         if self.token:
-            headers["Authorization"] = f"Bearer {self.token}"
-        data = json.dumps(body) if body is not None else None
+            head += f"Authorization: Bearer {self.token}\r\n"
+        request = head.encode("latin-1") + b"\r\n" + data
         # Only a GET (a read, which changes nothing) is sent again on a kept-alive connection that the
         # server closed; a POST that fails is an error of the run, since sent twice it could act twice.
         for attempt in (1, 2) if method == "GET" else (2,):
             try:
-                self.connection.request(method, path, body=data, headers=headers)
-                response = self.connection.getresponse()
-                payload = response.read()
+                if self._socket is None:
+                    self._socket = socket.create_connection((HOST, self.port), timeout=self.timeout)
+                    self._socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self._socket.sendall(request)
+                status, payload, kept = self._answer()
                 self.answered = time.perf_counter()
-                return response.status, json.loads(payload) if payload else None
-            except (http.client.HTTPException, ConnectionError):  # the server closed a kept-alive connection
-                self.connection.close()
-                self.connection = http.client.HTTPConnection(HOST, self.port, timeout=30)
+                if not kept:
+                    self.close()
+                return status, orjson.loads(payload) if payload else None
+            except ConnectionError:  # the server closed a kept-alive connection
+                self.close()
                 if attempt == 2:
                     raise
         raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        if self._socket is not None:
+            self._socket.close()
+        self._socket, self._buffer = None, b""
+
+    def _answer(self) -> tuple[int, bytes, bool]:
+        """The answer's status, its body (by ``Content-Length``, chunked, or up to the connection's end) and
+        whether the connection stays open."""
+        buffer = self._buffer
+        while (end := buffer.find(b"\r\n\r\n")) < 0:
+            buffer += self._received()
+        lines, buffer = buffer[:end].split(b"\r\n"), buffer[end + 4 :]
+        status = int(lines[0].split(b" ", 2)[1])
+        length, chunked, kept = None, False, True
+        for line in lines[1:]:
+            name, _, value = line.partition(b":")
+            name, value = name.strip().lower(), value.strip().lower()
+            if name == b"content-length":
+                length = int(value)
+            elif name == b"transfer-encoding":
+                chunked = b"chunked" in value
+            elif name == b"connection":
+                kept = value != b"close"
+        if chunked:
+            body = b""
+            while True:
+                while (end := buffer.find(b"\r\n")) < 0:
+                    buffer += self._received()
+                size = int(buffer[:end].split(b";")[0], 16)
+                while len(buffer) < end + 2 + size + 2:
+                    buffer += self._received()
+                body, buffer = body + buffer[end + 2 : end + 2 + size], buffer[end + 2 + size + 2 :]
+                if size == 0:
+                    break
+        elif length is not None:
+            while len(buffer) < length:
+                buffer += self._received()
+            body, buffer = buffer[:length], buffer[length:]
+        else:  # up to the connection's end
+            while chunk := self._received(end_ok=True):
+                buffer += chunk
+            body, buffer, kept = buffer, b"", False
+        self._buffer = buffer
+        return status, body, kept
+
+    def _received(self, end_ok: bool = False) -> bytes:
+        assert self._socket is not None
+        data = self._socket.recv(65536)
+        if not data and not end_ok:
+            raise ConnectionError("the server closed the connection")
+        return data
 
 
 def play(port: int, deadline: float, warmup_until: float, variant: str, options: dict[str, Any], bots: str,

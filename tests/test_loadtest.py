@@ -306,6 +306,48 @@ def test_a_post_on_a_dropped_connection_is_an_error_and_a_get_is_sent_again() ->
         server.shutdown()
 
 
+def test_the_client_reads_answers_by_length_chunked_and_to_the_connection_s_end() -> None:
+    """The clients' own HTTP/1.1 reading (a plain socket, not http.client): each way a server may frame an
+    answer, a connection it says it closes, and the request as written (its body, its token)."""
+    import socket
+
+    answers = [
+        b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 8\r\n\r\n" + b'{"a": 1}',
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{\"b\"\r\n3;x=1\r\n: 2\r\n1\r\n}\r\n0\r\n\r\n",
+        b"HTTP/1.1 409 Conflict\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[]",
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n" + b'{"c": [1, 2, 3]}',
+    ]
+    requests: list[bytes] = []
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        for connection_answers in (answers[:3], answers[3:]):
+            connection, _ = listener.accept()
+            with connection:
+                for answer in connection_answers:
+                    request = b""
+                    while b"\r\n\r\n" not in request or not request.endswith((b"\r\n\r\n", b"}")):
+                        request += connection.recv(65536)
+                    requests.append(request)
+                    for at in range(0, len(answer), 7):  # in pieces, as a network may deliver it
+                        connection.sendall(answer[at : at + 7])
+                        time.sleep(0.001)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        client = _loadtest_module().Client(listener.getsockname()[1])
+        assert client.call("POST", "/p", {"x": 1}) == (201, {"a": 1})
+        client.token = "secret"
+        assert client.call("GET", "/g") == (200, {"b": 2})
+        assert client.call("GET", "/h") == (409, [])  # and the connection closed, as the server said
+        assert client.call("GET", "/i") == (200, {"c": [1, 2, 3]}), "read on a new connection to its end"
+    finally:
+        listener.close()
+    assert requests[0].startswith(b"POST /p HTTP/1.1\r\n") and requests[0].endswith(b'\r\n\r\n{"x":1}')
+    assert b"Content-Length: 7\r\n" in requests[0] and b"Authorization" not in requests[0]
+    assert requests[1].startswith(b"GET /g HTTP/1.1\r\n") and b"Authorization: Bearer secret\r\n" in requests[1]
+
+
 @pytest.mark.worker
 def test_sigterm_stops_what_the_load_test_started_and_drops_its_database() -> None:
     _services_or_skip()
