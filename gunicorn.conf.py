@@ -10,10 +10,10 @@ code has a pool of ``ASGI_THREADS`` threads (the requests that do not wait, the 
 a database pool to match the threads.
 """
 
-import gc
 import os
 
 from tute_api.serving import default_workers as _default_workers
+from tute_api.serving import settle_collector as _settle_collector
 
 worker_class = "tute_api.serving.Worker"
 workers = int(os.environ.get("WEB_CONCURRENCY") or _default_workers())  # one per core (tute_api/serving.py)
@@ -36,24 +36,10 @@ os.environ.setdefault("DATABASE_POOL_SIZE", "6")  # the threads', and the event 
 control_socket_disable = True
 
 
-#: The garbage collector's thresholds in a worker (``gc.set_threshold``; ``GC_THRESHOLDS`` overrides). A
-#: request leaves no garbage cycle (tute_api/cycles.py), so reference counting frees all it made and the
-#: collector has little to find; but each collection stops the process's event loop while it scans the
-#: objects of every connection that opened since the one before (beside 5,000 open connections, 0.25-0.7
-#: s). A young generation of 200,000 objects (Python's is 700): about one collection per process in five
-#: to ten minutes, which stopped its process 0.1% of the time against 0.8% with 7,000; the fan-out's p99
-#: over 300 s was 182-501 ms (three runs) against 412 ms with 7,000 (docs/performance.md, 2026-12-05).
-#: Nor do the server's own connections now (``make loadtest --gc-census`` found their cycles): beside
-#: 5,000 connections for 300 s, no process collected at all (docs/performance.md, thirteenth session).
-_GC_THRESHOLDS = tuple(int(n) for n in os.environ.get("GC_THRESHOLDS", "200000,10,10").split(","))
-
-
 def post_worker_init(worker: object) -> None:
-    """Once a worker has loaded the app: its modules, settings and URL patterns live as long as the
-    process, so the garbage collector stops scanning them (each full collection then looks at a
-    request's objects only, not at the whole of Django), and collects less often (``GC_THRESHOLDS``)."""
-    gc.freeze()
-    gc.set_threshold(*_GC_THRESHOLDS)
+    """Once a worker has loaded the app: the garbage collector leaves what lives as long as the process
+    alone, and collects less often (``GC_THRESHOLDS``: tute_api/serving.py's ``settle_collector``)."""
+    _settle_collector()
     if os.environ.get("GC_PAUSES_DIR"):  # make loadtest: the collector's stops of each process
         from tute_api import gc_pauses
 

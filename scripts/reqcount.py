@@ -21,6 +21,7 @@ it prints the process's CPU per step instead, which the machine's noise does mov
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import io
 import json
@@ -89,9 +90,17 @@ class Harness:
         return view
 
 
-def run_steps(kind: str, steps: int, warm_up: int = WARMUP_STEPS, under_callgrind: bool = False) -> float:
-    """Warm up, then ``steps`` steps of ``kind``: the process's CPU seconds for the steps. ``under_callgrind``:
-    the process runs under callgrind (:func:`counted`), which starts counting once the warm-up is over."""
+def run_steps(
+    kind: str, steps: int, warm_up: int = WARMUP_STEPS, under_callgrind: bool = False
+) -> tuple[float, int]:
+    """Warm up, then ``steps`` steps of ``kind``: the process's CPU seconds for the steps, and the garbage
+    collector's collections during them. After the warm-up the collector is settled as a server process's
+    (``tute_api.serving.settle_collector``): with Python's defaults a full collection of the whole of Django
+    fell in the counted steps of some runs and not of others (3% of the count, docs/performance.md).
+    ``under_callgrind``: the process runs under callgrind (:func:`counted`), which starts counting once the
+    warm-up is over."""
+    from tute_api.serving import settle_collector
+
     harness, rng = Harness(), random.Random(1)
     view = harness.new_match()
 
@@ -112,12 +121,15 @@ def run_steps(kind: str, steps: int, warm_up: int = WARMUP_STEPS, under_callgrin
 
     for _ in range(warm_up):
         step()
+    settle_collector()
     if under_callgrind:
         subprocess.run(["callgrind_control", "--instr=on", str(os.getpid())], check=True, capture_output=True)
+    collections = sum(generation["collections"] for generation in gc.get_stats())
     before = time.process_time()
     for _ in range(steps):
         step()
-    return time.process_time() - before
+    seconds = time.process_time() - before
+    return seconds, sum(generation["collections"] for generation in gc.get_stats()) - collections
 
 
 def counted(kind: str, steps: int, warm_up: int, env: dict[str, str], folder: str) -> subprocess.Popen[str]:
@@ -125,15 +137,16 @@ def counted(kind: str, steps: int, warm_up: int, env: dict[str, str], folder: st
     command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}", sys.executable,
                __file__, "--inner", "--counted", "--kind", kind, "--steps", str(steps),
                "--warm-up", str(warm_up)]  # fmt: skip
-    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def instructions(run: subprocess.Popen[str]) -> int:
-    _, stderr = run.communicate()
+def instructions(run: subprocess.Popen[str]) -> tuple[int, dict[str, Any]]:
+    """The instructions valgrind counted, and what the counted run printed of itself."""
+    stdout, stderr = run.communicate()
     found = re.search(r"refs:\s+([\d,]+)", stderr)
     if run.returncode != 0 or found is None:
         raise SystemExit(f"valgrind failed ({run.returncode}):\n{stderr[-3000:]}")
-    return int(found.group(1).replace(",", ""))
+    return int(found.group(1).replace(",", "")), json.loads(stdout.splitlines()[-1])
 
 
 def main() -> None:
@@ -149,8 +162,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.inner:
         sys.path.insert(0, str(ROOT))
-        seconds = run_steps(args.kind, args.steps, args.warm_up, args.counted)
-        print(json.dumps({"cpu_ms_per_step": round(seconds * 1000 / max(args.steps, 1), 3)}), flush=True)
+        seconds, collections = run_steps(args.kind, args.steps, args.warm_up, args.counted)
+        print(json.dumps({"cpu_ms_per_step": round(seconds * 1000 / max(args.steps, 1), 3),
+                          "collections": collections}), flush=True)  # fmt: skip
         if args.counted:
             os._exit(0)  # no interpreter shutdown to count: the runs differ by their steps alone
         return
@@ -173,9 +187,10 @@ def main() -> None:
         else:
             with tempfile.TemporaryDirectory() as folder:
                 runs = [counted(args.kind, steps, args.warm_up, env, folder) for steps in (0, args.steps)]
-                base, total = instructions(runs[0]), instructions(runs[1])
+                (base, _), (total, inner) = instructions(runs[0]), instructions(runs[1])
             figures |= {"instructions_per_step": round((total - base) / args.steps),
-                        "instructions_of_0_steps": base, "instructions_total": total}  # fmt: skip
+                        "instructions_of_0_steps": base, "instructions_total": total,
+                        "collections": inner["collections"]}  # fmt: skip
     finally:
         loadtest.pg_admin(f'DROP DATABASE IF EXISTS "{args.database}"')
     if args.json:

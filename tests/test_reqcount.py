@@ -40,6 +40,8 @@ def test_each_kind_is_played_through_the_application(kind: str) -> None:
     figures = _reqcount("--kind", kind, "--steps", "30", "--no-valgrind")
     assert figures["kind"] == kind and figures["steps"] == 30
     assert 0 < figures["cpu_ms_per_step"] < 1000, figures
+    # The collector settled as a server's: no collection within the steps (one in 30 with Python's defaults).
+    assert figures["collections"] == 0, figures
 
 
 def test_valgrind_counts_the_instructions_of_the_requests() -> None:
@@ -47,6 +49,7 @@ def test_valgrind_counts_the_instructions_of_the_requests() -> None:
         services.missing("valgrind is not installed")
     figures = _reqcount("--kind", "get", "--steps", "3", "--warm-up", "3")
     assert figures["instructions_total"] > figures["instructions_of_0_steps"] > 0, figures
+    assert figures["collections"] == 0, figures
     assert 100_000 < figures["instructions_per_step"] < 1_000_000_000, figures
     # Counted from the end of the warm-up on: the run of 0 steps counts its exit, not Django's start.
     assert figures["instructions_of_0_steps"] < 3 * figures["instructions_per_step"], figures

@@ -22,6 +22,7 @@ docs/performance.md, 2026-12-05, thirteenth session). :class:`HttpProtocol` cuts
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 from typing import Any
@@ -35,6 +36,27 @@ CONNECTION_MAX_SECONDS = float(os.environ.get("HTTP_CONNECTION_MAX_SECONDS") or 
 #: Requests a connection has served, at least, before its lifetime closes it.
 CONNECTION_MIN_REQUESTS = int(os.environ.get("HTTP_CONNECTION_MIN_REQUESTS") or 10)
 
+
+def collector_thresholds() -> tuple[int, ...]:
+    """The garbage collector's thresholds in a server process (``gc.set_threshold``; ``GC_THRESHOLDS``
+    overrides). A request leaves no garbage cycle (tute_api/cycles.py), so reference counting frees all it
+    made and the collector has little to find; but each collection stops the process's event loop while it
+    scans the objects of every connection that opened since the one before (beside 5,000 open connections,
+    0.25-0.7 s). A young generation of 200,000 objects (Python's is 700): about one collection per process in
+    five to ten minutes, which stopped its process 0.1% of the time against 0.8% with 7,000; the fan-out's
+    p99 over 300 s was 182-501 ms (three runs) against 412 ms with 7,000 (docs/performance.md, 2026-12-05).
+    Nor do the server's own connections now (``make loadtest --gc-census`` found their cycles): beside 5,000
+    connections for 300 s, no process collected at all (docs/performance.md, thirteenth session)."""
+    return tuple(int(n) for n in os.environ.get("GC_THRESHOLDS", "200000,10,10").split(","))
+
+
+def settle_collector() -> None:
+    """Once a process has loaded the app (a server's worker: ``gunicorn.conf.py``; ``make reqcount`` before
+    it counts): its modules, settings and URL patterns live as long as the process, so the garbage collector
+    stops scanning them (each full collection then looks at a request's objects only, not at the whole of
+    Django), and collects less often (:func:`collector_thresholds`)."""
+    gc.freeze()
+    gc.set_threshold(*collector_thresholds())
 
 class HttpProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol, which lets go of its parser once a WebSocket protocol took over, and
