@@ -12,6 +12,7 @@ runs a long one. docs/reliability.md, "Schema fuzzing", says what it found."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 from collections import Counter
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ from django.core import signals
 from django.core.handlers.wsgi import WSGIHandler
 from django.db import close_old_connections, transaction
 from schemathesis.core.failures import FailureGroup
+from schemathesis.openapi.checks import EnsureResourceAvailability
 
 from games.live import waits
 from games.lobby import channel as lobby_channel
@@ -51,6 +53,8 @@ pytestmark = pytest.mark.django_db
 SENT: Counter[str] = Counter()
 #: What the checks of the chains found.
 FAILED_CHAINS: list[str] = []
+#: A room left: the player is no longer among its members.
+LEAVE = re.compile(r"^(?P<room>/api/v1/rooms/[^/]+)/leave$")
 
 
 def _config(examples: int) -> schemathesis.Config:
@@ -159,6 +163,7 @@ class Workflow(schema.as_state_machine()):  # type: ignore[misc]
     def setup(self) -> None:
         """Each scenario starts from the same database (the test's), so that hypothesis can replay one."""
         self.savepoint, self.token = transaction.savepoint(), self.player.token
+        self.left: set[str] = set()  # the rooms the player left in this scenario
 
     def teardown(self) -> None:
         transaction.savepoint_rollback(self.savepoint)
@@ -170,6 +175,8 @@ class Workflow(schema.as_state_machine()):  # type: ignore[misc]
     def after_call(self, response: schemathesis.Response, case: schemathesis.Case) -> None:
         super().after_call(response, case)
         self.player.saw(case, response)
+        if 200 <= response.status_code < 300 and (left := LEAVE.match(case.formatted_path)):
+            self.left.add(left["room"])
 
     def validate_response(
         self, response: schemathesis.Response, case: schemathesis.Case, *args: Any, **kwargs: Any
@@ -179,7 +186,19 @@ class Workflow(schema.as_state_machine()):  # type: ignore[misc]
         try:
             super().validate_response(response, case, *args, **kwargs)
         except (AssertionError, FailureGroup) as failure:
-            FAILED_CHAINS.append(str(failure))
+            if not self._after_leaving(case, failure):
+                FAILED_CHAINS.append(str(failure))
+
+    def _after_leaving(self, case: schemathesis.Case, failure: Exception) -> bool:
+        """A room the player left is "no such room among yours" (404) from then on: schemathesis's check that a
+        resource just created is found (ST302) knows only a DELETE as its end, not ``POST /rooms/{id}/leave``
+        (a chain that created a room, left it and started it failed in CI, 2026-12-07)."""
+        path = case.formatted_path
+        return (
+            isinstance(failure, FailureGroup)
+            and all(isinstance(error, EnsureResourceAvailability) for error in failure.exceptions)
+            and any(path == room or path.startswith(f"{room}/") for room in self.left)
+        )
 
 
 def test_chains_of_calls_answer_as_the_schema_says(app: WSGIHandler, player: Player) -> None:
