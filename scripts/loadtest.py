@@ -66,8 +66,8 @@ REDIS_URL = f"redis://{HOST}:6379/2"
 class Client:
     """One player over one kept-alive HTTP/1.1 connection, written and read on a plain socket. The clients
     run on the service's cores: ``http.client`` (its request assembled header by header, the answer's
-    headers parsed by the ``email`` package) and ``json`` cost them about twice this client's CPU per
-    request, taken from the service (docs/performance.md)."""
+    headers parsed by the ``email`` package) and ``json`` cost them about three times this client's CPU
+    per request, taken from the service (docs/performance.md)."""
 
     def __init__(self, port: int, timeout: float = 30):
         self.port, self.timeout = port, timeout
@@ -108,8 +108,8 @@ class Client:
         self._socket, self._buffer = None, b""
 
     def _answer(self) -> tuple[int, bytes, bool]:
-        """The answer's status, its body (by ``Content-Length``, chunked, or up to the connection's end) and
-        whether the connection stays open."""
+        """The answer's status, its body (none for a 204 or a 304; by ``Content-Length``, chunked, or up to
+        the connection's end) and whether the connection stays open."""
         buffer = self._buffer
         while (end := buffer.find(b"\r\n\r\n")) < 0:
             buffer += self._received()
@@ -125,7 +125,9 @@ class Client:
                 chunked = b"chunked" in value
             elif name == b"connection":
                 kept = value != b"close"
-        if chunked:
+        if status in (204, 304):
+            body = b""
+        elif chunked:
             body = b""
             while True:
                 while (end := buffer.find(b"\r\n")) < 0:

@@ -314,6 +314,7 @@ def test_the_client_reads_answers_by_length_chunked_and_to_the_connection_s_end(
     answers = [
         b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 8\r\n\r\n" + b'{"a": 1}',
         b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{\"b\"\r\n3;x=1\r\n: 2\r\n1\r\n}\r\n0\r\n\r\n",
+        b"HTTP/1.1 204 No Content\r\nVary: Authorization\r\n\r\n",  # no body, and the connection kept
         b"HTTP/1.1 409 Conflict\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[]",
         b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n" + b'{"c": [1, 2, 3]}',
     ]
@@ -321,7 +322,7 @@ def test_the_client_reads_answers_by_length_chunked_and_to_the_connection_s_end(
     listener = socket.create_server(("127.0.0.1", 0))
 
     def serve() -> None:
-        for connection_answers in (answers[:3], answers[3:]):
+        for connection_answers in (answers[:4], answers[4:]):
             connection, _ = listener.accept()
             with connection:
                 for answer in connection_answers:
@@ -339,6 +340,7 @@ def test_the_client_reads_answers_by_length_chunked_and_to_the_connection_s_end(
         assert client.call("POST", "/p", {"x": 1}) == (201, {"a": 1})
         client.token = "secret"
         assert client.call("GET", "/g") == (200, {"b": 2})
+        assert client.call("DELETE", "/d") == (204, None)
         assert client.call("GET", "/h") == (409, [])  # and the connection closed, as the server said
         assert client.call("GET", "/i") == (200, {"c": [1, 2, 3]}), "read on a new connection to its end"
     finally:
