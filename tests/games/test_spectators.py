@@ -16,6 +16,7 @@ from django.core.cache import cache
 from django.test import override_settings
 
 from games.live import channels, watchers
+from games.matches import kept
 from games.matches.models import Match
 from games.turns import presence
 from games.turns.models import Presence
@@ -244,6 +245,24 @@ def test_M5_tracked_players_are_the_seated_humans_only():
     assert presence.tracked_players(started["match"]["id"]) == {str(host.player.pk), str(friend.player.pk)}
     _, alone = public_vs_bots()
     assert presence.tracked_players(alone["id"]) == frozenset(), "one human against bots (M3)"
+
+
+def test_M3_a_match_of_one_human_that_this_process_kept_is_known_untracked_without_a_query(
+    django_assert_num_queries: Any,
+) -> None:
+    """The row a process saved or read (``games.matches.kept``) says a started match has one human: nobody is
+    tracked, with no query; with two humans the process reads whom to track once, as before."""
+    _, alone = public_vs_bots()
+    kept.keep_read(Match.objects.get(pk=alone["id"]), kept.listened())
+    with django_assert_num_queries(0):
+        assert presence.tracked_players(alone["id"]) == frozenset()
+        assert presence.tracked_players_known(alone["id"]) == frozenset()  # as the event loop asks
+    started, (host, friend) = friends_match(public=True)
+    match_id = started["match"]["id"]
+    kept.keep_read(Match.objects.get(pk=match_id), kept.listened())
+    assert presence.tracked_players_known(match_id) is None
+    with django_assert_num_queries(1):
+        assert presence.tracked_players(match_id) == {str(host.player.pk), str(friend.player.pk)}
 
 
 # -- the cap on spectators ----------------------------------------------------------------------
