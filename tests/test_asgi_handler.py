@@ -55,6 +55,11 @@ async def _call(
     return sent
 
 
+#: The scope of a plain ``GET /x``, for a bridge in front of a WSGI application of the test's own.
+PLAIN_GET = {"type": "http", "method": "GET", "path": "/x", "query_string": b"", "headers": [],
+             "http_version": "1.1", "scheme": "http", "root_path": "", "server": ("testserver", 80)}  # fmt: skip
+
+
 @pytest.fixture
 def handlers() -> Iterator[list[str]]:
     seen: list[str] = []
@@ -168,8 +173,7 @@ def test_a_plain_answer_is_sent_before_its_response_closes_in_the_thread(monkeyp
             return call_soon_threadsafe(*args, **kwargs)
 
         loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
-        scope = {"type": "http", "method": "GET", "path": "/x", "query_string": b"", "headers": [],
-                 "http_version": "1.1", "scheme": "http", "root_path": "", "server": ("testserver", 80)}  # fmt: skip
+        scope = dict(PLAIN_GET)
         requests = [{"type": "http.request", "body": b"", "more_body": False}]
         request = asgi._Request(app)
         await request(scope, lambda: asyncio.sleep(0, requests.pop(0)), send)
@@ -200,8 +204,7 @@ def test_a_response_whose_answer_was_not_sent_still_closes() -> None:
         raise OSError("the client is gone")
 
     async def call() -> None:
-        scope = {"type": "http", "method": "GET", "path": "/x", "query_string": b"", "headers": [],
-                 "http_version": "1.1", "scheme": "http", "root_path": "", "server": ("testserver", 80)}  # fmt: skip
+        scope = dict(PLAIN_GET)
         requests = [{"type": "http.request", "body": b"", "more_body": False}]
         request = asgi._Request(app)
         with pytest.raises(OSError):
@@ -223,8 +226,7 @@ def _plain_call(app: Any) -> tuple[asgi._Request, list[dict[str, Any]], BaseExce
     request = asgi._Request(app)
 
     async def call() -> None:
-        scope = {"type": "http", "method": "GET", "path": "/x", "query_string": b"", "headers": [],
-                 "http_version": "1.1", "scheme": "http", "root_path": "", "server": ("testserver", 80)}  # fmt: skip
+        scope = dict(PLAIN_GET)
         requests = [{"type": "http.request", "body": b"", "more_body": False}]
         try:
             await asyncio.wait_for(request(scope, lambda: asyncio.sleep(0, requests.pop(0)), send), 5)
