@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.core.signals import request_started
 
-from tute_api import asgi
+from tute_api import asgi, threads
 
 
 async def _call(
@@ -163,6 +163,13 @@ def test_a_plain_answer_is_sent_before_its_response_closes_in_the_thread(monkeyp
         sent.append(message)
 
     woken: list[object] = []
+    handed = threads.Inbox.call
+
+    def counted_hand(self: threads.Inbox, *args: Any) -> None:
+        woken.append(args)
+        handed(self, *args)
+
+    monkeypatch.setattr(threads.Inbox, "call", counted_hand)
 
     async def call() -> None:
         loop = asyncio.get_running_loop()
@@ -186,6 +193,7 @@ def test_a_plain_answer_is_sent_before_its_response_closes_in_the_thread(monkeyp
     assert closed_in and closed_in[0] != threading.main_thread().name  # closed in the pool
     assert waited_for_the_loop == []
     assert len(woken) == 1, "the thread woke the loop more than once: its answer, then its end"
+    assert woken[0][0] is asgi._settle, "the answer was not handed over through the loop's inbox"
 
 
 def test_a_response_whose_answer_was_not_sent_still_closes() -> None:

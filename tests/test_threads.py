@@ -138,3 +138,70 @@ def test_a_pool_with_an_idle_thread_still_grows_to_its_size_when_more_work_comes
     barrier = threading.Barrier(4, timeout=5)  # four at once, or broken
     futures = [pool.submit(barrier.wait) for _ in range(4)]
     assert sorted(f.result(10) for f in futures) == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("loop_kind", ["asyncio", "uvloop"])
+def test_an_inbox_runs_every_call_handed_by_many_threads_in_each_thread_s_order(loop_kind: str) -> None:
+    """Threads that hand calls while the loop runs earlier ones: none is lost (a wake missed while the
+    loop takes its byte would leave a call, and the request waiting for it, forever), each thread's in
+    the order it handed them."""
+    import uvloop
+
+    loop = uvloop.new_event_loop() if loop_kind == "uvloop" else asyncio.new_event_loop()
+    senders, each = 4, 3000
+    seen: dict[int, list[int]] = {n: [] for n in range(senders)}
+
+    async def main() -> None:
+        box = threads.inbox()
+        assert threads.inbox() is box  # one per loop
+        done = asyncio.get_running_loop().create_future()
+        left = [senders * each]
+
+        def arrived(sender: int, n: int) -> None:
+            seen[sender].append(n)
+            left[0] -= 1
+            if not left[0]:
+                done.set_result(None)
+
+        def send(sender: int) -> None:
+            for n in range(each):
+                box.call(arrived, sender, n)
+                if n % 97 == 0:
+                    time.sleep(0)  # let the loop run mid-stream
+
+        workers = [threading.Thread(target=send, args=(n,)) for n in range(senders)]
+        for worker in workers:
+            worker.start()
+        await asyncio.wait_for(done, 10)
+        for worker in workers:
+            worker.join()
+
+    try:
+        loop.run_until_complete(main())
+    finally:
+        loop.close()
+    assert all(seen[n] == list(range(each)) for n in range(senders))
+
+
+def test_an_inbox_wakes_its_loop_once_for_calls_handed_before_it_runs() -> None:
+    """Calls handed while a wake is on its way ride on it: one byte written for them all."""
+    ran: list[int] = []
+
+    async def main() -> int:
+        box = threads.inbox()
+        written = [0]
+        writer = box._writer
+
+        class Counted:
+            def send(self, data: bytes) -> int:
+                written[0] += 1
+                return writer.send(data)
+
+        box._writer = Counted()  # type: ignore[assignment]
+        await asyncio.to_thread(lambda: [box.call(ran.append, n) for n in range(5)])
+        for _ in range(3):
+            await asyncio.sleep(0.01)
+        return written[0]
+
+    assert asyncio.run(main()) == 1
+    assert ran == [0, 1, 2, 3, 4]

@@ -38,7 +38,7 @@ from games.live import channels, deferred, shutdown, waits  # noqa: E402
 from games.live import routing as live_routing  # noqa: E402
 from games.lobby import routing as lobby_routing  # noqa: E402
 from tute_api import cycles, stock_middleware  # noqa: E402
-from tute_api.threads import Signal, start_in_pool  # noqa: E402
+from tute_api.threads import Signal, inbox, start_in_pool  # noqa: E402
 
 #: A long poll: ``wait=`` in the query of a request under ``/api/`` (the admin's pages, which use sessions,
 #: never wait: tute_api/stock_middleware.py).
@@ -72,10 +72,9 @@ class _Request(WsgiToAsgiInstance):
                 if not message.get("more_body"):
                     break
             body.seek(0)
-            loop = asyncio.get_running_loop()
-            handed: asyncio.Future[Any] = loop.create_future()
-            self.sync_send = AsyncToSync(send)
-            self.hand_over = functools.partial(_hand_over, loop, handed)
+            handed: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            self.send = send
+            self.hand_over = functools.partial(inbox().call, _settle, handed)
             self.sent = Signal()
             # The thread wakes the loop once, with what it hands over; its end wakes nobody (a plain
             # answer's steps after the response run once the loop has sent it, after this call returns).
@@ -119,11 +118,12 @@ class _Request(WsgiToAsgiInstance):
                     handed = True
                     self.hand_over(response)  # and closed at once: its steps after the response run now
                 elif getattr(response, "streaming", False):
-                    self.sync_send(self.response_start)
+                    sync_send = AsyncToSync(self.send)
+                    sync_send(self.response_start)
                     for chunk in response:
                         if chunk:
-                            self.sync_send({"type": "http.response.body", "body": chunk, "more_body": True})
-                    self.sync_send({"type": "http.response.body"})
+                            sync_send({"type": "http.response.body", "body": chunk, "more_body": True})
+                    sync_send({"type": "http.response.body"})
                 else:
                     content = b"".join(response)
                     handed = True
@@ -145,14 +145,9 @@ class _Request(WsgiToAsgiInstance):
             self.hand_over(None)  # a streamed answer, sent and closed
 
 
-def _hand_over(loop: asyncio.AbstractEventLoop, handed: asyncio.Future[Any], what: Any) -> None:
-    """From a thread: ``what`` (an exception: raised) to the coroutine that awaits ``handed``, if it still
-    does (a cancelled request's, or a stopped loop's, does not)."""
-    with contextlib.suppress(RuntimeError):  # the loop is closed
-        loop.call_soon_threadsafe(_settle, handed, what)
-
-
 def _settle(handed: asyncio.Future[Any], what: Any) -> None:
+    """In the loop: what a request's thread handed over (an exception: raised) to the coroutine that
+    awaits ``handed``, if it still does (a cancelled request's does not)."""
     if handed.done():  # cancelled
         return
     if isinstance(what, BaseException):

@@ -18,7 +18,8 @@ A hop into the pool is a call submitted with the caller's context copied and its
 cancellation (the coroutine waits for the thread to be done before it is cancelled), about 60 µs of CPU
 less per call here (docs/performance.md). Unlike ``sync_to_async``, what the sync code sets in a context
 variable stays in the thread: nothing here hands one back. A request's call (``tute_api/asgi.py``) is
-started without a future for the loop (:func:`start_in_pool`): it hands its answer over itself.
+started without a future for the loop (:func:`start_in_pool`): it hands its answer over itself, through
+the loop's :class:`Inbox`.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ import contextlib
 import contextvars
 import functools
 import os
+import socket
 import threading
+import weakref
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -141,6 +144,60 @@ def in_thread(function: Callable[..., Any], *, news: bool = False) -> Callable[.
                 connection.close()  # back to the pool, if any
 
     return in_pool(run, news=news)
+
+
+class Inbox:
+    """Calls that the pool's threads hand to one event loop, which runs them in the order handed, woken
+    by a byte on a socket pair. The thread writes the byte with the interpreter released (``send`` on a
+    socket releases it; uvloop's ``call_soon_threadsafe`` writes its wake-up with it held): under load the
+    kernel may take the core from the writer mid-write, and with the interpreter held the process's other
+    threads could not run meanwhile (a request's hand-over was 6.8% of the server's samples holding the
+    interpreter, 0.3% through here: docs/performance.md). A byte is written only when none is on its way
+    (calls handed while the loop has not yet woken ride on the same wake)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._calls: deque[tuple[Callable[..., Any], tuple[Any, ...]]] = deque()
+        self._lock = threading.Lock()
+        self._woken = False  # a byte is on its way, or the loop has not yet taken it
+        self._reader, self._writer = socket.socketpair()
+        self._reader.setblocking(False)
+        self._writer.setblocking(False)
+        loop.add_reader(self._reader.fileno(), self._run)
+
+    def call(self, function: Callable[..., Any], *args: Any) -> None:
+        """From any thread: ``function(*args)`` to run in the loop. Nothing runs once the loop is closed."""
+        self._calls.append((function, args))
+        with self._lock:
+            if self._woken:
+                return
+            self._woken = True
+        with contextlib.suppress(OSError):  # the loop closed: its reader is gone
+            self._writer.send(b"\0")
+
+    def _run(self) -> None:
+        # The byte is taken before the flag is cleared: a call handed after the flag was cleared wakes
+        # the loop again, and one handed before it is among those run below (handed before the thread
+        # looked at the flag).
+        with contextlib.suppress(BlockingIOError):
+            self._reader.recv(64)
+        with self._lock:
+            self._woken = False
+        calls = self._calls
+        while calls:
+            function, args = calls.popleft()
+            function(*args)
+
+
+_inboxes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Inbox] = weakref.WeakKeyDictionary()
+
+
+def inbox() -> Inbox:
+    """The running event loop's :class:`Inbox` (called in the loop)."""
+    loop = asyncio.get_running_loop()
+    found = _inboxes.get(loop)
+    if found is None:
+        found = _inboxes[loop] = Inbox(loop)
+    return found
 
 
 class Signal:
