@@ -136,3 +136,25 @@ def test_a_copied_instance_is_copy_copys_without_its_cost():
     twin.save(update_fields=["seq"])
     assert match.seq == twin.seq - 5 and "created_by" in match._state.fields_cache
     assert Match.objects.get(pk=match.pk).seq == twin.seq
+
+
+def test_rows_inserted_past_their_conflicts_and_read_all_as_the_orms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``insert(ignore_conflicts=True)`` keeps the rows there and adds the others; ``fetch_all`` reads every
+    row of a query as the ORM would, without compiling one."""
+    from tute_api.rows import fetch_all, insert
+
+    players = [new_player().player for _ in range(3)]
+    there = Rating.objects.create(player=players[0], variant="clasico", rating=1700.0, games=4)
+    _compiling_fails(monkeypatch)
+    insert(Rating, [Rating(player=p, variant="clasico") for p in players], ignore_conflicts=True)
+    insert(Rating, [], ignore_conflicts=True)  # nothing to write: no statement
+    ids = [str(p.pk).replace("-", "") if connection.vendor == "sqlite" else str(p.pk) for p in players]
+    rest = 'FROM "ratings_rating" AS r WHERE r."player_id" IN (%s, %s, %s) ORDER BY r."rating" DESC, r."id"'
+    read = fetch_all(Rating, "r", rest, ids)
+    monkeypatch.undo()
+    assert [(r.player_id, r.rating, r.games) for r in read] == [
+        (players[0].pk, 1700.0, 4), (players[1].pk, 1500.0, 0), (players[2].pk, 1500.0, 0)
+    ]  # fmt: skip
+    orms = {r.pk: r for r in Rating.objects.filter(player__in=players)}
+    assert [_fields(r, Rating) for r in read] == [_fields(orms[r.pk], Rating) for r in read]
+    assert read[0].pk == there.pk

@@ -4,8 +4,8 @@ the insert and update of an action's rows.
 The ORM, and even ``Manager.raw``, spends more CPU building and reading a one-row query than the
 database spends answering it (docs/performance.md). :func:`fetch_one` selects the model's columns in
 its fields' order, applies the converters the ORM would (JSON, and on SQLite UUIDs and datetimes),
-and builds the instance with ``Model.from_db``, as a queryset does; :func:`fetch_beside` the instances
-of several rows, each beside one more column. :func:`insert_statement` and
+and builds the instance with ``Model.from_db``, as a queryset does; :func:`fetch_all` the instances of
+every row, :func:`fetch_beside` each beside more columns. :func:`insert_statement` and
 :func:`update_statement` keep one SQL text per model and shape (row count, fields), and convert the
 values as the ORM's writes do (``pre_save``, ``get_db_prep_save``). :func:`copied` copies an instance
 as ``copy.copy`` does, without pickling's protocol.
@@ -53,6 +53,16 @@ def fetch_one(model: type[M], alias: str, rest: str, params: Sequence[Any]) -> M
         cursor.execute(f"SELECT {select} {rest}", params)
         row = cursor.fetchone()
     return None if row is None else _instance(model, db, converters, row)
+
+
+def fetch_all(model: type[M], alias: str, rest: str, params: Sequence[Any]) -> list[M]:
+    """``SELECT <the model's columns, as alias.column> <rest>``: every row, as model instances."""
+    db = _database()
+    select, converters = _columns(model, alias, db.vendor)
+    with db.cursor() as cursor:
+        cursor.execute(f"SELECT {select} {rest}", params)
+        rows = cursor.fetchall()
+    return [_instance(model, db, converters, row) for row in rows]
 
 
 def fetch_beside(
@@ -120,19 +130,30 @@ def _insert_sql(model: type[models.Model], count: int, vendor: str) -> tuple[str
     return f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES {', '.join([row] * count)}", fields
 
 
-def insert_statement(model: type[M], objs: Sequence[M]) -> tuple[str, list[Any]]:
+def insert_statement(model: type[M], objs: Sequence[M], *, ignore_conflicts: bool = False) -> tuple[str, list[Any]]:
     """The SQL and parameters that insert ``objs`` (one statement, nothing returned), as ``bulk_create``
-    would store them: each field's ``pre_save`` and ``get_db_prep_save``, with no query compiled."""
+    would store them: each field's ``pre_save`` and ``get_db_prep_save``, with no query compiled.
+    ``ignore_conflicts``: a row that a unique constraint refuses is skipped (``ON CONFLICT DO NOTHING``,
+    which PostgreSQL and SQLite both read)."""
     db = _database()
     sql, fields = _insert_sql(model, len(objs), db.vendor)
+    if ignore_conflicts:
+        sql += " ON CONFLICT DO NOTHING"
     return sql, [field.get_db_prep_save(field.pre_save(obj, True), db) for obj in objs for field in fields]
 
 
-def insert(model: type[M], objs: Sequence[M]) -> None:
-    """Insert ``objs`` in one statement; their database-filled fields (an auto id) are left unset."""
+def insert(model: type[M], objs: Sequence[M], *, ignore_conflicts: bool = False, held: bool = False) -> None:
+    """Insert ``objs`` in one statement; their database-filled fields (an auto id) are left unset, and they
+    are marked saved, as ``bulk_create`` marks them (a later ``save()`` updates their rows). ``ignore_conflicts``:
+    as :func:`insert_statement`'s; ``held``: the statement is :class:`Held` (sent with the transaction's next
+    statement on PostgreSQL)."""
     if objs:
-        with _database().cursor() as cursor:
-            cursor.execute(*insert_statement(model, objs))
+        db = _database()
+        sql, params = insert_statement(model, objs, ignore_conflicts=ignore_conflicts)
+        with db.cursor() as cursor:
+            cursor.execute(Held(sql) if held else sql, params)
+        for obj in objs:
+            obj._state.adding, obj._state.db = False, db.alias
 
 
 @cache

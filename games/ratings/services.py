@@ -4,7 +4,8 @@ The matches call :func:`ratings_record` with plain data (the variant, who sat wh
 scoreboard, the winning sides), so this layer knows nothing of theirs. It reads and locks the rows of
 the match's players in one query (in the order of their ids, so that two matches finishing at once
 never wait for each other in a circle), rates every seat from the ratings as they were before the
-match, and writes the rows back in one round trip: three whatever the table.
+match, and writes the rows back in one round trip: two whatever the table (the rows missing are
+inserted in the message that locks them, on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from games import engine
 from games.bots import LEVELS
-from tute_api.rows import update as rows_update
+from tute_api import rows
 
 from . import anchors, glicko
 from .models import Rating
@@ -42,12 +43,24 @@ def is_rated(*, seeded: bool, cancelled: bool, sitters: list[Sitter]) -> bool:
 
 
 def _locked(variant: str, players: list[str]) -> dict[str, Rating]:
-    """The players' rows of the variant, created where missing, locked until the transaction ends."""
+    """The players' rows of the variant, created where missing, locked until the transaction ends: plain
+    SQL (:mod:`tute_api.rows`), the insert sent with the lock on PostgreSQL (one round trip). The ORM's
+    ``bulk_create`` and ``select_for_update`` cost more CPU to build than the database spent on them
+    (2.7% of a server's samples under load, a match ending in about ten actions: docs/performance.md)."""
     if not players:
         return {}
-    Rating.objects.bulk_create([Rating(player_id=p, variant=variant) for p in players], ignore_conflicts=True)
-    rows = Rating.objects.select_for_update().filter(variant=variant, player_id__in=players).order_by("player_id")
-    return {str(row.player_id): row for row in rows}
+    rows.insert(Rating, [Rating(player_id=p, variant=variant) for p in players], ignore_conflicts=True, held=True)
+    player = Rating._meta.get_field("player")
+    ids = [player.get_db_prep_value(p, connection) for p in players]
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""  # SQLite locks the database
+    found = rows.fetch_all(
+        Rating,
+        "r",
+        f'FROM "{Rating._meta.db_table}" AS r WHERE r."variant" = %s AND r."player_id" IN '
+        f"({', '.join(['%s'] * len(ids))}) ORDER BY r.\"player_id\"{lock}",
+        [variant, *ids],
+    )
+    return {str(row.player_id): row for row in found}
 
 
 @transaction.atomic(savepoint=False)  # in the transaction that finishes the match, without a savepoint
@@ -63,27 +76,27 @@ def ratings_record(
     """Count a finished match for its players and, when ``rated``, rate it: each seat's change (the data
     of the ``ratings_updated`` event), or None for a match that is not rated."""
     players = sorted({s.player for s in sitters if s.player})
-    rows = _locked(variant, players)
+    locked = _locked(variant, players)
     rules = engine.rules_for(variant, options)
     now = timezone.now()
     for seat, sitter in enumerate(sitters):
         if sitter.player:
-            row = rows[sitter.player]
+            row = locked[sitter.player]
             row.played += 1
             row.won += rules.side_of(seat) in winners
             row.updated_at = now
     changes = None
     if rated:
-        changes = _rate(variant, sitters, rows, pairings(variant, options, scoreboard))
-    rows_update(
-        list(rows.values()), ["rating", "deviation", "volatility", "games", "played", "won", "updated_at"]
+        changes = _rate(variant, sitters, locked, pairings(variant, options, scoreboard))
+    rows.update(
+        list(locked.values()), ["rating", "deviation", "volatility", "games", "played", "won", "updated_at"]
     )
     return changes
 
 
-def _rate(variant: str, sitters: list[Sitter], rows: dict[str, Rating], games: list[Pairing]) -> list[dict[str, Any]]:
+def _rate(variant: str, sitters: list[Sitter], locked: dict[str, Rating], games: list[Pairing]) -> list[dict[str, Any]]:
     before = [
-        glicko.Glicko(rows[s.player].rating, rows[s.player].deviation, rows[s.player].volatility)
+        glicko.Glicko(locked[s.player].rating, locked[s.player].deviation, locked[s.player].volatility)
         if s.player
         else anchors.anchor(variant, s.bot or "")
         for s in sitters
@@ -99,7 +112,7 @@ def _rate(variant: str, sitters: list[Sitter], rows: dict[str, Rating], games: l
             changes.append(_change(seat, sitter, old, old))
             continue
         new = glicko.update(old, period[seat], tau=TAU, min_deviation=MIN_DEVIATION)
-        row = rows[sitter.player]
+        row = locked[sitter.player]
         row.rating, row.deviation, row.volatility, row.games = new.rating, new.deviation, new.volatility, row.games + 1
         changes.append(_change(seat, sitter, old, new))
     return changes

@@ -97,3 +97,29 @@ def test_a_finished_match_takes_three_queries_for_its_ratings(django_assert_max_
             variant="individual", options=options, sitters=[Sitter(player=p) for p in players],
             scoreboard=[1, 0, 0, 0], winners=[0], rated=True,
         )  # fmt: skip
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_missing_rows_are_inserted_in_the_message_that_locks_them() -> None:
+    """On PostgreSQL's wire: the players' rows, created where missing, go with their lock (one round trip),
+    then the writes; the rows read are the ones written (a player's first match and a later one)."""
+    from django.db import connection, transaction
+
+    from tests.wire import wire
+
+    if connection.vendor != "postgresql":
+        pytest.skip("read on PostgreSQL's wire")
+    old, new = _player("wire-old", 1600, 80, "dos"), _player("wire-new")
+    options = engine.validate_options("dos", {})
+    with wire() as sent, transaction.atomic():
+        ratings_record(
+            variant="dos", options=options, sitters=[Sitter(player=old), Sitter(player=new)],
+            scoreboard=[1, 0], winners=[0], rated=True,
+        )  # fmt: skip
+    inserts = [message for message in sent if 'INSERT INTO "ratings_rating"' in message]
+    assert len(inserts) == 1 and "ON CONFLICT DO NOTHING" in inserts[0] and inserts[0].endswith("FOR UPDATE"), sent
+    assert inserts[0].startswith("BEGIN") and sent.index(inserts[0]) == 0, sent
+    after = {str(r.player_id): r for r in Rating.objects.filter(variant="dos")}
+    assert (after[old].played, after[old].won, after[old].games) == (1, 1, 1)
+    assert (after[new].played, after[new].won, after[new].games) == (1, 0, 1)
+    assert after[old].rating > 1600 and after[new].rating < 1500
