@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from functools import cache
 from typing import Any, NoReturn
 
 from django.db import DatabaseError, connection, models
@@ -52,9 +53,13 @@ class MatchManager(models.Manager["Match"]):
         by_model: dict[type[models.Model], list[models.Model]] = {}
         for row in rows:
             by_model.setdefault(type(row), []).append(row)
-        inserts = [insert_statement(model, objs) for model, objs in by_model.items()]
+        postgresql = connection.vendor == "postgresql"
+        inserts = [
+            (postgresql and model is Event and _events_insert(objs)) or insert_statement(model, objs)  # type: ignore[arg-type]
+            for model, objs in by_model.items()
+        ]
         with connection.cursor() as cursor:
-            if inserts and connection.vendor == "postgresql":
+            if inserts and postgresql:
                 # Held (tute_api.rows): sent with the COMMIT, or with the transaction's next statement. Its
                 # row count is not read: the caller locked the match (FOR UPDATE), whose row then stays until
                 # the commit, and the update names it by its primary key.
@@ -67,6 +72,39 @@ class MatchManager(models.Manager["Match"]):
             cursor.execute(update_sql, update_params)
             if cursor.rowcount != 1:
                 raise DatabaseError(f"match {match.pk} was not saved")
+
+
+@cache
+def _events_sql() -> str:
+    """PostgreSQL: the insert of one match's events, its id and their moment given once, the rest read from
+    one JSON array of ``{seq, type, seat, data}`` (:func:`_events_insert`)."""
+    fields = {field.name: field for field in Event._meta.concrete_fields}
+    spread = ["seq", "type", "seat", "data"]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(fields[name].column) for name in ["match", "created_at", *spread])
+    values = ", ".join(f"e.{quote(name)}" for name in spread)
+    types = ", ".join(f"{quote(name)} {fields[name].db_type(connection)}" for name in spread)
+    return (
+        f"INSERT INTO {quote(Event._meta.db_table)} ({columns}) "
+        f"SELECT %s, %s, {values} FROM jsonb_to_recordset(%s) AS e({types})"
+    )
+
+
+def _events_insert(events: Sequence[Event]) -> tuple[str, list[Any]] | None:
+    """PostgreSQL: the SQL and parameters that insert the events of one match written at one moment (an
+    action's, as ``records.event_rows`` builds them) from one JSON document: three parameters to quote,
+    not six a row (quoting an action's parameters was 3-5% of a server's samples under load, its events
+    most of them: docs/performance.md). None for events of several matches or moments."""
+    first = events[0]
+    if any(e.match_id != first.match_id or e.created_at != first.created_at for e in events):
+        return None
+    get = Event._meta.get_field
+    rows = [{"seq": e.seq, "type": e.type, "seat": e.seat, "data": e.data} for e in events]
+    return _events_sql(), [
+        get("match").get_db_prep_save(first.match_id, connection),
+        get("created_at").get_db_prep_save(first.created_at, connection),
+        get("data").get_db_prep_save(rows, connection),  # the data column's JSON, as each event's is written
+    ]
 
 
 class Match(models.Model):
