@@ -29,7 +29,7 @@ from games.bots import LEVELS
 from games.ratings.services import Sitter, is_rated, ratings_record
 from players.models import Bot, Player
 from players.selectors import bot_player_locked, retired_bot
-from tute_api.rows import copied
+from tute_api.rows import copied, insert
 
 from . import kept, moves, news, records, selectors
 from .errors import Conflict, ErrorCode, Forbidden, NotFound, Unprocessable, engine_error
@@ -119,8 +119,10 @@ def match_create(
         for n, spec in enumerate(specs)
     ]
     match.seating = records.seating_of(rows)
-    match.save(force_insert=True)
-    Seat.objects.bulk_create(rows)
+    # Plain SQL, held (tute_api.rows): sent with the transaction's next statement (the start's save, or
+    # the COMMIT of a match that waits for players), not compiled by the ORM nor sent alone.
+    insert(Match, [match], held=True)
+    insert(Seat, rows, held=True)
     seat = records.seat_in(match.seating, player.pk)
     if "open" in specs:
         return Membership(match, seat, None)

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from games.lobby.models import Notice
 from tests.wire import wire
 
-from .helpers import against_a_bot, human_table, until_my_turn
+from .helpers import against_a_bot, human_table, new_player, until_my_turn
 
 pytestmark = pytest.mark.django_db(transaction=True)  # no test transaction around: the service's own is seen
 
@@ -99,3 +99,22 @@ def test_an_action_against_built_in_bots_is_its_token_then_two_round_trips(
     assert len(sent) == 2, sent
     assert sent[0].startswith("BEGIN") and "FOR UPDATE" in sent[0], sent
     assert sent[1].startswith("WITH") and sent[1].endswith("COMMIT"), sent
+
+
+def test_a_new_match_against_built_in_bots_is_written_in_one_round_trip(settings: Any) -> None:
+    """The match's row, its seats, the deal and the quick bots' turns after it go with the COMMIT, in one
+    message: nothing of the ORM's inserts sent alone."""
+    if connection.vendor != "postgresql":
+        pytest.skip("read on PostgreSQL's wire")
+    settings.TOKEN_CACHE_SECONDS = 0
+    player = new_player("wired")
+    seats = [{"player": "me"}, {"bot": "level-1"}]
+    with wire() as sent:
+        created = player.post("/api/v1/matches/", {"variant": "dos", "seats": seats})
+    assert created.status_code == 201, created.content
+    assert '"players_token"' in sent[0], sent
+    writes = [message for message in sent[1:] if "games_" in message]
+    assert len(writes) == 1, sent
+    assert writes[0].startswith("BEGIN") and writes[0].endswith("COMMIT"), sent
+    assert 'INSERT INTO "games_match"' in writes[0] and 'INSERT INTO "games_seat"' in writes[0], sent
+    assert player.get(f"/api/v1/matches/{created.json()['id']}").json()["seats"][1]["bot"] == "level-1"
