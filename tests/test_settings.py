@@ -168,3 +168,8 @@ def test_postgresql_and_a_redis_cache_give_up_within_a_second_when_away():
     )
     config = {"DATABASE_URL": "postgres://tute@db.example:5432/tute", "CACHE_URL": "redis://cache.example:6379/2"}
     assert print_setting(expression, **config) == "(1, 1, 1)"
+
+
+def test_a_redis_cache_url_takes_the_cache_that_shares_its_connections_in_the_process():
+    config = {"DATABASE_URL": "postgres://tute@db.example:5432/tute", "CACHE_URL": "redis://cache.example:6379/2"}
+    assert print_setting("settings.CACHES['default']['BACKEND']", **config) == "'tute_api.cache.RedisCache'"

@@ -173,6 +173,8 @@ if DATABASE_POOL_SIZE and DATABASES["default"]["ENGINE"] == "tute_api.postgresql
 # The cache holds the rate limits' counters: per process by default, shared with redis://….
 CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # One client, and one pool of connections, per process, not per request (tute_api/cache.py).
+    CACHES["default"]["BACKEND"] = "tute_api.cache.RedisCache"
     # A Redis that is away fails a cache call within a second (the throttles then let requests through).
     for _option in ("socket_connect_timeout", "socket_timeout"):
         CACHES["default"].setdefault("OPTIONS", {}).setdefault(_option, 1)
