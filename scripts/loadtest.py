@@ -58,6 +58,8 @@ ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
 PG = {"host": HOST, "port": 5432, "user": "postgres"}
 REDIS_URL = f"redis://{HOST}:6379/2"
+#: The cache (the rate limits' counts, the spectators' leases) in Redis, as docker-compose.yml's CACHE_URL.
+CACHE_URL = f"redis://{HOST}:6379/3"
 
 
 # -- the clients ----------------------------------------------------------------------------------
@@ -779,6 +781,7 @@ def service_env(database: str, *, web_threads: int = 2, live_connections: int = 
         "CELERY_RESULT_BACKEND": "",
         "CELERY_QUEUE": f"loadtest-{database}",
         "LIVE_UPDATES_URL": REDIS_URL,
+        "CACHE_URL": CACHE_URL,
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
         # One client may post faster than the default 50 requests per second of a player; the limit

@@ -264,6 +264,16 @@ def test_an_interrupted_run_stops_the_clients_whose_results_nobody_reads() -> No
     assert not process.is_alive() and process.exitcode is not None
 
 
+def test_the_service_under_test_counts_its_rate_limits_in_redis_as_the_compose_file_s_does() -> None:
+    """The production settings: a shared cache in Redis (docker-compose.yml's CACHE_URL), apart from the
+    queue's and the live updates' database; in each process's memory the rate limits cost no round trip."""
+    loadtest = _loadtest_module()
+    env = loadtest.service_env("any")
+    assert env["CACHE_URL"].startswith("redis://") and env["CACHE_URL"] != env["CELERY_BROKER_URL"]
+    compose = (BASE_DIR / "docker-compose.yml").read_text()
+    assert "CACHE_URL: redis://" in compose
+
+
 def test_the_percentiles_are_nearest_rank() -> None:
     percentile = _loadtest_module().percentile
     values = [float(v) for v in range(1, 101)]
