@@ -198,10 +198,32 @@ def test_an_inbox_wakes_its_loop_once_for_calls_handed_before_it_runs() -> None:
                 return writer.send(data)
 
         box._writer = Counted()  # type: ignore[assignment]
-        await asyncio.to_thread(lambda: [box.call(ran.append, n) for n in range(5)])
+        worker = threading.Thread(target=lambda: [box.call(ran.append, n) for n in range(5)])
+        worker.start()
+        worker.join()  # the loop is held here: it cannot take the first byte before the last call is handed
         for _ in range(3):
             await asyncio.sleep(0.01)
         return written[0]
 
     assert asyncio.run(main()) == 1
     assert ran == [0, 1, 2, 3, 4]
+
+
+def test_a_call_that_fails_in_the_inbox_is_logged_and_the_calls_after_it_still_run(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ran: list[str] = []
+
+    def fails() -> None:
+        raise ValueError("broken")
+
+    async def main() -> None:
+        box = threads.inbox()
+        await asyncio.to_thread(lambda: [box.call(fails), box.call(ran.append, "after")])
+        for _ in range(3):
+            await asyncio.sleep(0.01)
+
+    with caplog.at_level("ERROR", logger="tute_api.threads"):
+        asyncio.run(main())
+    assert ran == ["after"]
+    assert "A call handed to the event loop failed" in caplog.text and "broken" in caplog.text

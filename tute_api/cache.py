@@ -5,7 +5,7 @@ Django makes a cache instance per thread, through asgiref's ``Local``; under thi
 runs in a copy of the event loop's context (``tute_api.threads``), in which no instance is set, so each
 request made its own, and with it a client with a pool of its own: every request opened a new
 connection to Redis (31 connections for 30 requests to one server process, ``INFO stats``) and left the
-old one to the collector. A Django ticket's patch (django/django#18459) shares the pools the same way.
+old one to the collector. A pull request to Django (django/django#18459, open) shares the pools too.
 The instances are still one per request (their cost is a few microseconds); their client is the
 process's, one per set of servers and options. redis-py's pool is thread-safe and checks its process
 (a pool inherited through ``fork`` starts anew).

@@ -29,6 +29,7 @@ import atexit
 import contextlib
 import contextvars
 import functools
+import logging
 import os
 import socket
 import threading
@@ -39,6 +40,8 @@ from concurrent.futures import Future
 from typing import Any
 
 from django.db import connection
+
+logger = logging.getLogger(__name__)
 
 #: Threads for sync code per server process: the requests that do not wait, the waits' and sockets' reads.
 THREADS = int(os.environ.get("ASGI_THREADS", "8"))
@@ -185,7 +188,10 @@ class Inbox:
         calls = self._calls
         while calls:
             function, args = calls.popleft()
-            function(*args)
+            try:
+                function(*args)
+            except Exception:  # the calls after it still run now: nothing else may wake the loop for them
+                logger.exception("A call handed to the event loop failed")
 
 
 _inboxes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Inbox] = weakref.WeakKeyDictionary()
