@@ -14,6 +14,7 @@ process's, one per set of servers and options. redis-py's pool is thread-safe an
 from __future__ import annotations
 
 import threading
+from functools import cached_property
 from typing import Any
 
 from django.core.cache.backends import redis
@@ -23,7 +24,7 @@ _lock = threading.Lock()
 
 
 class RedisCache(redis.RedisCache):
-    @property
+    @cached_property
     def _cache(self) -> Any:  # type: ignore[override]
         key = (tuple(self._servers), repr(sorted(self._options.items())))
         client = _clients.get(key)
