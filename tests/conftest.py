@@ -199,8 +199,11 @@ def no_rate_limits(request: pytest.FixtureRequest, settings: Any) -> Iterator[No
     """Tests run unthrottled (a test of the limits sets its own rates), with fresh counters."""
     from django.core.cache import cache
 
+    from tute_api import throttling
+
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"anon": None, "player": None}}
     cache.clear()
+    throttling.forget_leases()
     yield
 
 
