@@ -49,13 +49,20 @@ def update_from_state(match: Match, state: State, now: datetime) -> None:
         match.finished_at = now
 
 
+#: The order of :class:`Event`'s columns, in which :func:`event_rows` gives them: Django builds an instance
+#: from positional values in half the time of keywords (3.0 against 5.8 µs, about five rows an action).
+EVENT_COLUMNS = ("id", "match_id", "seq", "type", "seat", "data", "created_at")
+
+
 def event_rows(match: Match, events: list[engine.Event], now: datetime) -> list[Event]:
-    """New log rows for engine events, numbered on from ``match.seq`` (which is advanced)."""
-    first = match.seq + 1
-    rows = [
-        Event(match=match, seq=first + i, type=e["type"], seat=e["seat"], data=e["data"], created_at=now)
-        for i, e in enumerate(events)
-    ]
+    """New log rows for engine events, numbered on from ``match.seq`` (which is advanced); each row's
+    ``match`` is ``match`` itself."""
+    first, match_id = match.seq + 1, match.pk
+    rows = []
+    for i, e in enumerate(events):
+        row = Event(None, match_id, first + i, e["type"], e["seat"], e["data"], now)
+        row._state.fields_cache["match"] = match
+        rows.append(row)
     match.seq += len(rows)
     return rows
 

@@ -170,3 +170,21 @@ def test_an_action_s_events_are_written_from_one_json_document_and_read_back_as_
     assert {e.created_at for e in stored} == {rows[0].created_at}
     match.refresh_from_db()
     assert match.seq == seq + 3
+
+
+def test_new_log_rows_are_the_rows_that_keywords_would_build():
+    """``records.event_rows`` gives Django the columns by position: in the model's order, which this
+    checks, each row tied to its match as the keywords would tie it, without a query."""
+    from games.matches import records
+
+    assert tuple(f.attname for f in Event._meta.concrete_fields) == records.EVENT_COLUMNS
+    match, now = Match(seq=7), timezone.now()
+    events = [{"type": "card_played", "seat": 2, "data": {"card": "O1"}}, {"type": "note", "seat": None, "data": {}}]
+    rows = records.event_rows(match, events, now)
+    by_keywords = [Event(match=match, seq=8 + i, type=e["type"], seat=e["seat"], data=e["data"], created_at=now)
+                   for i, e in enumerate(events)]  # fmt: skip
+    assert [[getattr(r, c) for c in records.EVENT_COLUMNS] for r in rows] == [
+        [getattr(r, c) for c in records.EVENT_COLUMNS] for r in by_keywords
+    ]
+    assert all(r.match is match and r._state.adding for r in rows)
+    assert match.seq == 9
