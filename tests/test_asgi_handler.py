@@ -196,6 +196,57 @@ def test_a_plain_answer_is_sent_before_its_response_closes_in_the_thread(monkeyp
     assert woken[0][0] is asgi._settle, "the answer was not handed over through the loop's inbox"
 
 
+ACTIONS = "/api/v1/matches/0b5e2c39-4a2e-4a47-9c1e-2f0f3b8d6a11/actions"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "lane"),
+    [("POST", ACTIONS, "MOVE"), ("POST", ACTIONS + "/", "MOVE"), ("GET", ACTIONS, "REQUEST"),
+     ("POST", "/api/v1/matches/", "REQUEST"), ("POST", "/api/v1/players/", "REQUEST"), ("PUT", ACTIONS, "REQUEST"),
+     ("DELETE", "/api/v1/matches/0b5e2c39-4a2e-4a47-9c1e-2f0f3b8d6a11", "REQUEST"),
+     ("GET", "/api/v1/matches/", "REQUEST"), ("POST", "/api/v1/matches/x/actions/other", "REQUEST")],
+)  # fmt: skip
+def test_a_players_move_goes_before_the_other_requests(
+    monkeypatch: pytest.MonkeyPatch, method: str, path: str, lane: str
+) -> None:
+    """A player's move waited behind the long polls of the bots' answer queued in the pool
+    (tute_api/threads.py); the other writes (a new match, whose start is long) stay in the requests' lane:
+    in front of the moves, they kept the moves' tail as it was (docs/performance.md)."""
+    lanes: list[object] = []
+    start = asgi.start_in_pool
+
+    def start_in_pool(function: Any, *args: Any, **kwargs: Any) -> Any:
+        lanes.append(kwargs.get("lane"))
+        return start(function, *args, **kwargs)
+
+    monkeypatch.setattr(asgi, "start_in_pool", start_in_pool)
+
+    def app(environ: dict[str, Any], start_response: Any) -> Any:
+        start_response("204 No Content", [])
+        return [b""]
+
+    async def call() -> None:
+        scope = {"type": "http", "method": method, "path": path, "query_string": b"", "headers": [],
+                 "http_version": "1.1", "scheme": "http", "root_path": "", "server": ("testserver", 80)}  # fmt: skip
+        requests = [{"type": "http.request", "body": b"", "more_body": False}]
+
+        async def send(message: dict[str, Any]) -> None:
+            pass
+
+        await asgi._Request(app)(scope, lambda: asyncio.sleep(0, requests.pop(0)), send)
+
+    asyncio.run(call())
+    assert lanes == [threads.Lane[lane]]
+
+
+def test_the_moves_lane_knows_the_actions_route() -> None:
+    """The route of a player's move, as the URL configuration makes it, is what the handler puts first."""
+    from django.urls import reverse
+
+    path = reverse("api_v1:match-actions", kwargs={"match_id": "0b5e2c39-4a2e-4a47-9c1e-2f0f3b8d6a11"})
+    assert asgi.MOVING.match(path), path
+
+
 def test_a_response_whose_answer_was_not_sent_still_closes() -> None:
     """A client gone while its answer is sent: the thread does not wait for a send that will not come."""
     closed: list[bool] = []

@@ -84,9 +84,10 @@ def test_a_signal_wakes_its_waiter_once_set_and_stays_set() -> None:
     assert signal.wait(0) is True and signal.wait(0) is True
 
 
-def test_news_for_a_waiting_client_runs_before_the_requests_queued_ahead_of_it() -> None:
+def test_news_for_a_waiting_client_then_a_move_run_before_the_requests_queued_ahead_of_them() -> None:
     """A woken stream's read waited behind every request queued in the pool (40-70 ms at the median beside
-    5,000 idle connections): it goes first, the requests in the order they came."""
+    5,000 idle connections), and a player's move behind the long polls of the bots' answer: the news go
+    first, then the moves, then the rest, each lane in the order it came."""
     release = threading.Event()
     ran: list[str] = []
 
@@ -97,13 +98,34 @@ def test_news_for_a_waiting_client_runs_before_the_requests_queued_ahead_of_it()
         busy = [asyncio.ensure_future(threads.in_pool(blocker)()) for _ in range(threads.THREADS)]
         await asyncio.sleep(0.05)  # every thread busy: what follows queues
         queued = [asyncio.ensure_future(threads.in_pool(ran.append)(f"request {n}")) for n in range(3)]
-        queued.append(asyncio.ensure_future(threads.in_pool(ran.append, news=True)("news")))
+        queued.append(asyncio.ensure_future(threads.in_pool(ran.append, lane=threads.Lane.NEWS)("news 0")))
+        queued.append(asyncio.ensure_future(threads.in_pool(ran.append, lane=threads.Lane.MOVE)("move 0")))
+        queued.append(asyncio.ensure_future(threads.in_pool(ran.append, lane=threads.Lane.NEWS)("news 1")))
+        queued.append(asyncio.ensure_future(threads.in_thread(ran.append, lane=threads.Lane.MOVE)("move 1")))
         await asyncio.sleep(0.05)
         release.set()
         await asyncio.gather(*busy, *queued)
 
     asyncio.run(run())
-    assert ran[0] == "news" and ran[1:] == ["request 0", "request 1", "request 2"], ran
+    assert ran == ["news 0", "news 1", "move 0", "move 1", "request 0", "request 1", "request 2"], ran
+
+
+def test_a_request_that_has_waited_its_bound_goes_before_the_moves() -> None:
+    """A lane served after another starves while the other is never empty: with clients that never pause,
+    the bots' answer (a long poll, a request) waited up to a second behind the moves. Once the oldest request
+    has waited ``read_wait``, it goes first; the moves then, and the requests that have not waited as long."""
+    pool = threads.LanePool(1, "bounded", read_wait=0.5)
+    release = threading.Event()
+    ran: list[str] = []
+    pool.submit(lambda: release.wait(5))  # the one thread busy: what follows queues
+    pool.submit(lambda: ran.append("request 0"))
+    time.sleep(0.6)  # request 0 has waited past its bound
+    pool.submit(lambda: ran.append("request 1"))
+    pool.submit(lambda: ran.append("move 0"), lane=threads.Lane.MOVE)
+    pool.submit(lambda: ran.append("move 1"), lane=threads.Lane.MOVE)
+    release.set()
+    pool.submit(lambda: None).result(5)  # every call before it has run
+    assert ran == ["request 0", "move 0", "move 1", "request 1"], ran
 
 
 def test_a_call_s_exception_reaches_the_caller() -> None:

@@ -38,13 +38,18 @@ from games.live import channels, deferred, shutdown, waits  # noqa: E402
 from games.live import routing as live_routing  # noqa: E402
 from games.lobby import routing as lobby_routing  # noqa: E402
 from tute_api import cycles, stock_middleware  # noqa: E402
-from tute_api.threads import Signal, inbox, start_in_pool  # noqa: E402
+from tute_api.threads import Lane, Signal, inbox, start_in_pool  # noqa: E402
 
 #: A long poll: ``wait=`` in the query of a request under ``/api/`` (the admin's pages, which use sessions,
 #: never wait: tute_api/stock_middleware.py).
 WAITING = re.compile(rb"(^|&)wait=[1-9]")
 
 logger = logging.getLogger(__name__)
+
+
+#: A player's move: the path of ``POST /api/v1/matches/{id}/actions``, which goes before the other requests
+#: queued in the pool (:class:`~tute_api.threads.Lane`).
+MOVING = re.compile(r"^/api/v\d+/matches/[^/]+/actions/?$")
 
 
 #: How long a thread waits for the loop to send its answer before it closes the response anyway.
@@ -54,7 +59,8 @@ SEND_WAIT_SECONDS = 5.0
 class _Request(WsgiToAsgiInstance):
     """A request that does not wait, run by Django's WSGI handler in one thread of the process's pool,
     as gunicorn's threads would (measured cheaper than Django's ASGI handler for the sync views:
-    docs/performance.md). A plain answer is handed to the event loop in one call (waiting for each of
+    docs/performance.md): a player's move (:data:`MOVING`) before the others queued
+    (:class:`~tute_api.threads.Lane`). A plain answer is handed to the event loop in one call (waiting for each of
     its two sends cost two round trips between the thread and the loop); once the loop has sent it, the
     thread closes the response (``request_finished``: the steps after the response, such as the bots'
     turns, the database connection given back), and this call has returned: nobody awaits the thread's
@@ -78,7 +84,8 @@ class _Request(WsgiToAsgiInstance):
             self.sent = Signal()
             # The thread wakes the loop once, with what it hands over; its end wakes nobody (a plain
             # answer's steps after the response run once the loop has sent it, after this call returns).
-            self.done = start_in_pool(self._run, body)
+            moving = scope["method"] == "POST" and MOVING.match(scope["path"]) is not None
+            self.done = start_in_pool(self._run, body, lane=Lane.MOVE if moving else Lane.REQUEST)
             try:
                 handed_over = await handed
                 if handed_over is not None:

@@ -4,14 +4,18 @@ One pool of ``ASGI_THREADS`` threads per server process (8 by default). uvicorn,
 sized the event loop's default pool by ``ASGI_THREADS``: before this module had a pool of its own, the
 setting was read by nobody and every process had Python's default (``min(32, cores + 4)``: 6 here).
 
-The pool takes its work in two lanes: what delivers news to a client that waits for it (a long poll's
-answer once woken, a stream's or a socket's next read: :func:`in_thread` with ``news=True``) before any
-other work (a new request). Under load the requests queue for the pool's threads, and in one lane a
-woken stream's read waited behind them (40 to 70 ms at the median beside 5,000 idle connections, up to a
-second: docs/performance.md); such reads are short and the players are waiting for them. (A third lane,
-for the moves before the other requests or for the long polls' first looks after them, was measured and
-not kept: a lane served after another starves under load, and the bots' answer, a long poll, waited up
-to a second: docs/performance.md.)
+The pool takes its work in three lanes (:class:`Lane`), each before the next: what delivers news to a
+client that waits for it (a long poll's answer once woken, a stream's or a socket's next read), then a
+player's move (an action's ``POST``, a socket's action), then any other request (a read, a long poll's first
+look, a new match). Under load the requests queue for the pool's threads: in one lane a woken stream's read
+waited behind them (40 to 70 ms at the median beside 5,000 idle connections, up to a second), and with 20
+players who never pause a move waited behind the long polls of the bots' answer (the action's ``POST`` p99
+53-70 ms, 23-29 with the moves first: docs/performance.md). Both are short, and players wait for them.
+(Every write in the moves' lane, a new match's start too, which is long, kept the moves' tail as it was.)
+
+A lane served after another starves while the other is never empty (with clients that never pause, the
+bots' answer, a long poll, waited up to a second behind the moves: docs/performance.md), so the last
+lane's oldest call, once it has waited ``ASGI_READ_WAIT_MS`` (150 by default), goes before the moves.
 
 A hop into the pool is a call submitted with the caller's context copied and its future awaited (as
 ``loop.run_in_executor`` does), not asgiref's ``sync_to_async``: the same thread, context and
@@ -28,11 +32,13 @@ import asyncio
 import atexit
 import contextlib
 import contextvars
+import enum
 import functools
 import logging
 import os
 import socket
 import threading
+import time
 import weakref
 from collections import deque
 from collections.abc import Callable
@@ -46,15 +52,28 @@ logger = logging.getLogger(__name__)
 #: Threads for sync code per server process: the requests that do not wait, the waits' and sockets' reads.
 THREADS = int(os.environ.get("ASGI_THREADS", "8"))
 
+#: How long the oldest call of the last lane (a request that is not a move) may wait while moves go first.
+READ_WAIT_SECONDS = float(os.environ.get("ASGI_READ_WAIT_MS", "150")) / 1000
+
+
+class Lane(enum.IntEnum):
+    """Where a call queues in the pool: each lane before the next (the last one's bounded wait aside)."""
+
+    NEWS = 0  #: news for a client that waits for it: a woken long poll's answer, a stream's or socket's read
+    MOVE = 1  #: a player's move: an action's ``POST``, a socket's action
+    REQUEST = 2  #: any other request, or work for one
+
 
 class LanePool:
-    """``threads`` threads (started as work comes) that run calls, those of the first lane before any
-    of the second, each lane in the order given. At the interpreter's exit, the work queued or running
-    is finished first (as ``ThreadPoolExecutor`` does)."""
+    """``threads`` threads (started as work comes) that run calls, by :class:`Lane`: the news first, then
+    the moves, then the other requests, each lane in the order given; but the last lane's oldest call goes
+    before the moves once it has waited ``read_wait`` seconds. At the interpreter's exit, the work queued
+    or running is finished first (as ``ThreadPoolExecutor`` does)."""
 
-    def __init__(self, threads: int, name: str) -> None:
-        self._threads, self._name = threads, name
-        self._lanes: tuple[deque[tuple[Future[Any], Callable[[], Any]]], ...] = (deque(), deque())
+    def __init__(self, threads: int, name: str, read_wait: float = READ_WAIT_SECONDS) -> None:
+        self._threads, self._name, self._read_wait = threads, name, read_wait
+        # Per lane: (future, call, the moment it was queued).
+        self._lanes: tuple[deque[tuple[Future[Any], Callable[[], Any], float]], ...] = (deque(), deque(), deque())
         self._ready = threading.Condition(threading.Lock())
         self._started = 0  # threads started
         self._idle = 0
@@ -62,27 +81,39 @@ class LanePool:
         self._exiting = False
         atexit.register(self._finish)
 
-    def submit(self, call: Callable[[], Any], *, first: bool = False) -> Future[Any]:
+    def submit(self, call: Callable[[], Any], *, lane: Lane = Lane.REQUEST) -> Future[Any]:
         future: Future[Any] = Future()
         with self._ready:
-            self._lanes[0 if first else 1].append((future, call))
+            self._lanes[lane].append((future, call, time.monotonic()))
             # More queued than idle threads to take it (a thread woken but not yet back counts as idle):
             # one more thread, up to the pool's size.
-            if len(self._lanes[0]) + len(self._lanes[1]) > self._idle and self._started < self._threads:
+            if self._queued() > self._idle and self._started < self._threads:
                 threading.Thread(target=self._work, name=f"{self._name}_{self._started}", daemon=True).start()
                 self._started += 1
             if self._idle:
                 self._ready.notify()
         return future
 
+    def _queued(self) -> int:
+        return len(self._lanes[0]) + len(self._lanes[1]) + len(self._lanes[2])
+
+    def _next(self) -> tuple[Future[Any], Callable[[], Any], float]:
+        """The call to run next (the lock held, something queued)."""
+        news, moves, requests = self._lanes
+        if news:
+            return news.popleft()
+        if moves and not (requests and time.monotonic() - requests[0][2] >= self._read_wait):
+            return moves.popleft()
+        return (requests or moves).popleft()
+
     def _work(self) -> None:
         while True:
             with self._ready:
-                while not (self._lanes[0] or self._lanes[1]):
+                while not self._queued():
                     self._idle += 1
                     self._ready.wait()
                     self._idle -= 1
-                future, call = (self._lanes[0] or self._lanes[1]).popleft()
+                future, call, _ = self._next()
                 self._busy += 1
             try:
                 if future.set_running_or_notify_cancel():
@@ -101,19 +132,18 @@ class LanePool:
     def _finish(self, timeout: float = 30.0) -> None:
         with self._ready:
             self._exiting = True
-            self._ready.wait_for(lambda: not (self._lanes[0] or self._lanes[1] or self._busy), timeout)
+            self._ready.wait_for(lambda: not (self._queued() or self._busy), timeout)
 
 
 _pool = LanePool(THREADS, "sync")
 
 
-def in_pool(function: Callable[..., Any], *, news: bool = False) -> Callable[..., Any]:
-    """``function`` as a coroutine, run in the process's pool of threads, as it is; ``news``: in the first
-    lane, before the requests queued (a read that delivers news to a client that waits for it)."""
+def in_pool(function: Callable[..., Any], *, lane: Lane = Lane.REQUEST) -> Callable[..., Any]:
+    """``function`` as a coroutine, run in the process's pool of threads, as it is, in ``lane``."""
 
     async def hop(*args: Any, **kwargs: Any) -> Any:
         call = functools.partial(contextvars.copy_context().run, function, *args, **kwargs)
-        done = asyncio.wrap_future(_pool.submit(call, first=news))
+        done = asyncio.wrap_future(_pool.submit(call, lane=lane))
         try:
             return await asyncio.shield(done)
         except asyncio.CancelledError:
@@ -125,17 +155,17 @@ def in_pool(function: Callable[..., Any], *, news: bool = False) -> Callable[...
     return hop
 
 
-def start_in_pool(function: Callable[..., Any], *args: Any) -> Future[Any]:
-    """Run ``function(*args)`` in the process's pool of threads with the caller's context copied, as
+def start_in_pool(function: Callable[..., Any], *args: Any, lane: Lane = Lane.REQUEST) -> Future[Any]:
+    """Run ``function(*args)`` in the process's pool of threads, in ``lane``, with the caller's context copied, as
     :func:`in_pool` does, without the event loop hearing of its end: its future is
     ``concurrent.futures``' own, which wakes nobody (a call whose result the loop awaits costs a wake of
     the loop from the thread when it is done; a request hands its answer over once, itself)."""
-    return _pool.submit(functools.partial(contextvars.copy_context().run, function, *args))
+    return _pool.submit(functools.partial(contextvars.copy_context().run, function, *args), lane=lane)
 
 
-def in_thread(function: Callable[..., Any], *, news: bool = False) -> Callable[..., Any]:
-    """``function`` as a coroutine, run in the process's pool of threads, its database connection given
-    back after; ``news``: in the pool's first lane (:func:`in_pool`). Not asgiref's thread-sensitive
+def in_thread(function: Callable[..., Any], *, lane: Lane = Lane.REQUEST) -> Callable[..., Any]:
+    """``function`` as a coroutine, run in the process's pool of threads, in ``lane``, its database connection
+    given back after. Not asgiref's thread-sensitive
     default: under Django's ASGI handler that gives each request a thread of its own for as long as the
     request lasts, a waiting one too."""
 
@@ -146,7 +176,7 @@ def in_thread(function: Callable[..., Any], *, news: bool = False) -> Callable[.
             if not connection.in_atomic_block:
                 connection.close()  # back to the pool, if any
 
-    return in_pool(run, news=news)
+    return in_pool(run, lane=lane)
 
 
 class Inbox:

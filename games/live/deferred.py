@@ -25,7 +25,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tute_api import cycles
-from tute_api.threads import in_thread
+from tute_api.threads import Lane, in_thread
 
 from . import channels, shutdown, waits
 
@@ -128,14 +128,14 @@ async def _awaited(
     once, in one thread, and answers there when the news is the one awaited."""
     try:
         deadline = time.monotonic() + waiting.timeout
-        if ready is None and (answer := await in_thread(waiting.answer_if_ready, news=True)()) is not None:
+        if ready is None and (answer := await in_thread(waiting.answer_if_ready, lane=Lane.NEWS)()) is not None:
             return answer
         while not shutdown.draining() and (left := deadline - time.monotonic()) > 0:
             woken = await subscription.wait(left) and not shutdown.draining()
-            if woken and (answer := await in_thread(waiting.answer_if_ready, news=True)()) is not None:
+            if woken and (answer := await in_thread(waiting.answer_if_ready, lane=Lane.NEWS)()) is not None:
                 return answer
         if ready is False and subscription.silent:  # nothing published since before the view's read
-            return await in_thread(waiting.answer_unchanged, news=True)()
-        return await in_thread(waiting.answer, news=True)()
+            return await in_thread(waiting.answer_unchanged, lane=Lane.NEWS)()
+        return await in_thread(waiting.answer, lane=Lane.NEWS)()
     finally:
         waiting.done()

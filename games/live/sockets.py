@@ -60,7 +60,7 @@ from players.selectors import player_by_token
 from tute_api import json_codec
 from tute_api.errors import problem, problem_of
 from tute_api.idempotency import idempotency_for
-from tute_api.threads import in_thread
+from tute_api.threads import Lane, in_thread
 from tute_api.throttling import PlayerRateThrottle
 
 from . import channels, watchers
@@ -370,7 +370,7 @@ class MatchSocket(AuthenticatedSocket):
         async with self.reading:
             while not self.closed:
                 try:
-                    read = await in_thread(self._read, news=True)()
+                    read = await in_thread(self._read, lane=Lane.NEWS)()
                 except Exception:
                     logger.exception("A socket on match %s could not read its events", self.match_id)
                     await self._refuse(unavailable())
@@ -437,7 +437,7 @@ class MatchSocket(AuthenticatedSocket):
         # The answer first, then what the action caused (a read of the news waits for it), so that a turn
         # the answer shows (the player won the trick and leads) is not shown again by a turn frame.
         async with self.reading:
-            status, body = await in_thread(act)(player=self.player, match_id=self.match_id, frame=frame)
+            status, body = await in_thread(act, lane=Lane.MOVE)(player=self.player, match_id=self.match_id, frame=frame)
             ref = frame.get("ref")
             if status < 400:
                 if body.get("legal_actions"):

@@ -31,7 +31,7 @@ from games.matches.models import Event, Match, MatchStatus
 from games.matches.selectors import EventsAfter, events_after
 from games.turns import presence
 from games.turns.tables import timings_of
-from tute_api.threads import in_thread
+from tute_api.threads import Lane, in_thread
 
 from . import channels, shutdown, watchers
 from .slots import connection_slot
@@ -136,7 +136,7 @@ async def asse_stream(
             news = True
             while True:
                 if news:
-                    items, again, done = await in_thread(read, news=True)(after)
+                    items, again, done = await in_thread(read, lane=Lane.NEWS)(after)
                     for after, text in items:  # noqa: B007 - after: the last id sent
                         yield text
                     if again:

@@ -26,7 +26,7 @@ from games.live.sockets import AuthenticatedSocket, unavailable
 from players.models import Player
 from tute_api.errors import problem
 from tute_api.parsers import whole_number
-from tute_api.threads import in_thread
+from tute_api.threads import Lane, in_thread
 
 from .messages import notice_body
 from .models import Notice
@@ -74,7 +74,7 @@ class NoticeSocket(AuthenticatedSocket):
         async with channels.asubscribe(channels.player_channel(player.pk)) as subscription:
             while not self.closed:
                 try:
-                    rows = await in_thread(self._read, news=True)(player)
+                    rows = await in_thread(self._read, lane=Lane.NEWS)(player)
                 except Exception:
                     logger.exception("A player's socket could not read its messages")
                     await self._refuse(unavailable())

@@ -542,6 +542,33 @@ def test_actions_over_the_socket_count_against_the_players_rate_limit():
         run(scenario)
 
 
+def test_an_action_over_the_socket_goes_in_the_moves_lane_of_the_pool(monkeypatch):
+    """A player's move over the socket, as over HTTP, goes before the other requests queued in the server's
+    pool (tute_api/threads.py); the socket's other work does not."""
+    from tute_api.threads import Lane
+
+    match_id, (host, _) = two_humans()
+    lanes: dict[str, object] = {}
+    hop = sockets.in_thread
+
+    def in_thread(function: Any, **kwargs: Any) -> Any:
+        lanes[getattr(function, "__name__", repr(function))] = kwargs.get("lane", Lane.REQUEST)
+        return hop(function, **kwargs)
+
+    monkeypatch.setattr(sockets, "in_thread", in_thread)
+
+    async def scenario() -> None:
+        socket = await open_socket(match_id, host.token)
+        await ready(socket)
+        await socket.send_json_to({"type": "action", "action": {"type": "fly"}, "ref": 1})
+        assert (await reply(socket))["problem"]["code"] == "invalid"
+        await socket.disconnect()
+
+    run(scenario)
+    assert lanes.pop("act") == Lane.MOVE
+    assert lanes and set(lanes.values()) <= {Lane.NEWS, Lane.REQUEST}, lanes
+
+
 def test_a_spectators_socket_touches_no_presence(monkeypatch):
     started, (host, _) = friends_match(public=True)
     match_id = started["match"]["id"]
