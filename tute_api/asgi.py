@@ -60,8 +60,8 @@ class _Request(WsgiToAsgiInstance):
     """A request that does not wait, run by Django's WSGI handler in one thread of the process's pool,
     as gunicorn's threads would (measured cheaper than Django's ASGI handler for the sync views:
     docs/performance.md): a player's move (:data:`MOVING`) before the others queued
-    (:class:`~tute_api.threads.Lane`). A plain answer is handed to the event loop in one call (waiting for each of
-    its two sends cost two round trips between the thread and the loop); once the loop has sent it, the
+    (:class:`~tute_api.threads.Lane`). A plain answer is handed to the event loop in one call (waiting for
+    each of its two sends cost two round trips between the thread and the loop); once the loop has sent it, the
     thread closes the response (``request_finished``: the steps after the response, such as the bots'
     turns, the database connection given back), and this call has returned: nobody awaits the thread's
     end, which would wake the loop a second time (about 80 µs of CPU a request, docs/performance.md).

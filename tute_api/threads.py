@@ -10,7 +10,7 @@ player's move (an action's ``POST``, a socket's action), then any other request 
 look, a new match). Under load the requests queue for the pool's threads: in one lane a woken stream's read
 waited behind them (40 to 70 ms at the median beside 5,000 idle connections, up to a second), and with 20
 players who never pause a move waited behind the long polls of the bots' answer (the action's ``POST`` p99
-53-70 ms, 23-29 with the moves first: docs/performance.md). Both are short, and players wait for them.
+52-78 ms, 20-29 with the moves first: docs/performance.md). Both are short, and players wait for them.
 (Every write in the moves' lane, a new match's start too, which is long, kept the moves' tail as it was.)
 
 A lane served after another starves while the other is never empty (with clients that never pause, the
@@ -156,18 +156,17 @@ def in_pool(function: Callable[..., Any], *, lane: Lane = Lane.REQUEST) -> Calla
 
 
 def start_in_pool(function: Callable[..., Any], *args: Any, lane: Lane = Lane.REQUEST) -> Future[Any]:
-    """Run ``function(*args)`` in the process's pool of threads, in ``lane``, with the caller's context copied, as
-    :func:`in_pool` does, without the event loop hearing of its end: its future is
+    """Run ``function(*args)`` in the process's pool of threads, in ``lane``, with the caller's context
+    copied, as :func:`in_pool` does, without the event loop hearing of its end: its future is
     ``concurrent.futures``' own, which wakes nobody (a call whose result the loop awaits costs a wake of
     the loop from the thread when it is done; a request hands its answer over once, itself)."""
     return _pool.submit(functools.partial(contextvars.copy_context().run, function, *args), lane=lane)
 
 
 def in_thread(function: Callable[..., Any], *, lane: Lane = Lane.REQUEST) -> Callable[..., Any]:
-    """``function`` as a coroutine, run in the process's pool of threads, in ``lane``, its database connection
-    given back after. Not asgiref's thread-sensitive
-    default: under Django's ASGI handler that gives each request a thread of its own for as long as the
-    request lasts, a waiting one too."""
+    """``function`` as a coroutine, run in the process's pool of threads, in ``lane``, its database
+    connection given back after. Not asgiref's thread-sensitive default: under Django's ASGI handler that
+    gives each request a thread of its own for as long as the request lasts, a waiting one too."""
 
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
