@@ -185,12 +185,21 @@ class RedisBroker:
     first subscription, subscribes to every channel of the service (``tute:*``) and wakes the
     waiters of the channels it hears through a :class:`LocalBroker`. A waiter thus costs no
     connection of its own, and no round trip to Redis to subscribe or to leave.
+
+    Redis's pub/sub ignores the database number: a service on ``redis://…/2`` heard every publish of
+    one on ``redis://…/0`` of the same server (a load test's news woke the tests' waiters and dropped
+    their kept reads). On a database other than 0 the channels on the wire start with ``db<N>:``
+    (``db2:tute:match:…``), as Redis's documentation advises for scoping; on database 0 they are as they
+    were.
     """
 
     def __init__(self, url: str) -> None:
         import redis  # imported here: the in-process default needs no Redis client
 
         self._client = redis.Redis.from_url(url, socket_connect_timeout=2, health_check_interval=30)
+        database = self._client.connection_pool.connection_kwargs.get("db") or 0
+        #: What the channels start with on the wire (the class's docstring).
+        self.namespace = f"db{database}:" if database else ""
         # Announcements on a client of their own that gives up quickly: an action never hangs on Redis.
         self._publisher = redis.Redis.from_url(
             url, socket_connect_timeout=PUBLISH_TIMEOUT, socket_timeout=PUBLISH_TIMEOUT
@@ -206,11 +215,11 @@ class RedisBroker:
         """One round trip to Redis however many channels (a move wakes its match's and a player's)."""
         try:
             if len(channels) == 1:
-                self._publisher.publish(channels[0], data)
+                self._publisher.publish(self.namespace + channels[0], data)
             elif channels:
                 with self._publisher.pipeline(transaction=False) as pipe:
                     for channel in channels:
-                        pipe.publish(channel, data)
+                        pipe.publish(self.namespace + channel, data)
                     pipe.execute()
         except Exception:  # Redis is away: the waiters read the database meanwhile
             logger.warning("Live updates: could not announce news on %s (Redis away)", channels, exc_info=True)
@@ -245,7 +254,7 @@ class RedisBroker:
     def revoke(self, digests: list[str]) -> None:
         """Publish revoked tokens' digests to every process, this one included."""
         try:
-            self._publisher.publish(REVOKED_TOKENS, ",".join(digests).encode())
+            self._publisher.publish(self.namespace + REVOKED_TOKENS, ",".join(digests).encode())
         except Exception:  # the other processes forget them within TOKEN_CACHE_SECONDS, or on losing Redis
             logger.error("Could not publish revoked tokens (Redis away)", exc_info=True)
 
@@ -265,7 +274,7 @@ class RedisBroker:
         while not self._closed.is_set():
             pubsub = self._client.pubsub()
             try:
-                pubsub.psubscribe(CHANNEL_PREFIX + "*")
+                pubsub.psubscribe(self.namespace + CHANNEL_PREFIX + "*")
                 confirmed = pubsub.get_message(timeout=5)  # Redis has the subscription: no news is missed
                 if confirmed is None or confirmed["type"] != "psubscribe":
                     raise ConnectionError(f"no confirmation of the subscription: {confirmed!r}")
@@ -278,6 +287,7 @@ class RedisBroker:
                     if message is not None and message["type"] == "pmessage":
                         channel = message["channel"]
                         channel = channel.decode() if isinstance(channel, bytes) else channel
+                        channel = channel[len(self.namespace) :]
                         if channel == REVOKED_TOKENS:
                             token_cache.forget(message["data"].decode().split(","))
                             continue

@@ -102,3 +102,30 @@ def test_news_on_several_channels_is_one_round_trip_to_redis(redis_url: str, mon
         elsewhere.publish(*channels)
         assert len(sent) == 1, "one round trip"
         assert all(subscription.wait(2) for subscription in subscriptions), "each channel's waiter woke"
+
+
+def test_services_on_two_databases_of_one_redis_do_not_hear_each_other(redis_url: str) -> None:
+    """Redis's pub/sub ignores the database number: a load test's service on database 2 woke the waiters
+    (and dropped the kept reads) of a service on database 0. A database other than 0 names its channels
+    ``db<N>:…`` on the wire; database 0 keeps the names it had."""
+    import redis
+
+    base = redis_url.rsplit("/", 1)[0]
+    here, same = live.RedisBroker(f"{base}/5"), live.RedisBroker(f"{base}/5")
+    other, zero = live.RedisBroker(f"{base}/6"), live.RedisBroker(f"{base}/0")
+    assert (here.namespace, other.namespace, zero.namespace) == ("db5:", "db6:", "")
+    channel = live.match_channel(uuid.uuid4())
+    wire = redis.Redis.from_url(f"{base}/0").pubsub()
+    wire.psubscribe("*" + channel)
+    assert wire.get_message(timeout=5)["type"] == "psubscribe"
+    with here.subscribe(channel) as subscription:
+        other.publish(channel, data=b"7")
+        zero.publish(channel, data=b"7")
+        assert subscription.wait(0.5) is False, "news of a service on another database woke a waiter"
+        same.publish(channel, data=b"8")
+        assert subscription.wait(5), "news of a service on the same database did not"
+    heard = []
+    while (message := wire.get_message(timeout=1)) is not None:
+        heard.append(message["channel"].decode())
+    assert heard == [f"db6:{channel}", channel, f"db5:{channel}"], heard
+    wire.close()
